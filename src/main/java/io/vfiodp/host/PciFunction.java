@@ -1,0 +1,76 @@
+package io.vfiodp.host;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * One PCI function as sysfs shows it under {@code bus/pci/devices/<address>}.
+ *
+ * @param classCode       the 24-bit class ({@code 0x030200} = 3D controller)
+ * @param driver          basename of the {@code driver} link, empty when unbound
+ * @param iommuGroup      number from the {@code iommu_group} link, empty without an IOMMU
+ * @param numaNode        {@code numa_node}, -1 when none
+ * @param physfn          for an SR-IOV VF: its PF
+ * @param virtfns         for a PF: its VFs, by {@code virtfnN} index order
+ * @param sriovTotalVfs   present only on PFs ({@code sriov_totalvfs})
+ * @param vfioCdev        iommufd char device name from {@code vfio-dev/vfioN}
+ * @param upstreamBridges PCI functions above this one in the device tree, nearest first
+ */
+public record PciFunction(
+        PciAddress address,
+        int vendor,
+        int device,
+        int subsystemVendor,
+        int subsystemDevice,
+        int classCode,
+        int revision,
+        Optional<String> driver,
+        OptionalInt iommuGroup,
+        int numaNode,
+        boolean bootVga,
+        Optional<PciAddress> physfn,
+        List<PciAddress> virtfns,
+        OptionalInt sriovTotalVfs,
+        Optional<String> vfioCdev,
+        List<PciAddress> upstreamBridges) {
+
+    public static final int VENDOR_NVIDIA = 0x10de;
+
+    public PciFunction {
+        Objects.requireNonNull(address, "address");
+        Objects.requireNonNull(driver, "driver");
+        Objects.requireNonNull(iommuGroup, "iommuGroup");
+        Objects.requireNonNull(physfn, "physfn");
+        Objects.requireNonNull(sriovTotalVfs, "sriovTotalVfs");
+        Objects.requireNonNull(vfioCdev, "vfioCdev");
+        virtfns = List.copyOf(virtfns);
+        upstreamBridges = List.copyOf(upstreamBridges);
+    }
+
+    /** {@code 10de:1eb8} as selectors and tools print it. */
+    public String vendorDevice() {
+        return String.format("%04x:%04x", vendor, device);
+    }
+
+    public int baseClass() {
+        return (classCode >> 16) & 0xff;
+    }
+
+    public int subClass() {
+        return (classCode >> 8) & 0xff;
+    }
+
+    public boolean isPhysicalFunction() {
+        return sriovTotalVfs.isPresent();
+    }
+
+    public boolean isVirtualFunction() {
+        return physfn.isPresent();
+    }
+
+    public boolean isBoundTo(String name) {
+        return driver.map(name::equals).orElse(false);
+    }
+}
