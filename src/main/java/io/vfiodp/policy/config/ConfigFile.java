@@ -1,5 +1,6 @@
 package io.vfiodp.policy.config;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -11,6 +12,8 @@ import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
@@ -40,7 +43,47 @@ public final class ConfigFile {
         }
     }
 
-    record Document(PermittedHostDevices permittedHostDevices) {}
+    // Plain field classes, not the records: Jackson buffers unknown properties of a record
+    // (creator-based) and replays them without their location, and the warnings need the line.
+    @SuppressWarnings("unused")
+    static final class Document {
+        public Lists permittedHostDevices;
+    }
+
+    @SuppressWarnings("unused")
+    @JsonIgnoreProperties({"usb"})
+    static final class Lists {
+        public List<PciEntry> pciHostDevices;
+        public List<MdevEntry> mediatedDevices;
+
+        PermittedHostDevices toRecord() {
+            return new PermittedHostDevices(
+                    pciHostDevices == null ? null : pciHostDevices.stream().map(e -> e == null ? null : e.toRecord()).toList(),
+                    mediatedDevices == null ? null : mediatedDevices.stream().map(e -> e == null ? null : e.toRecord()).toList());
+        }
+    }
+
+    @SuppressWarnings("unused")
+    static final class PciEntry {
+        public String pciVendorSelector;
+        public String resourceName;
+        public boolean externalResourceProvider;
+
+        PciHostDevice toRecord() {
+            return new PciHostDevice(pciVendorSelector, resourceName, externalResourceProvider);
+        }
+    }
+
+    @SuppressWarnings("unused")
+    static final class MdevEntry {
+        public String mdevNameSelector;
+        public String resourceName;
+        public boolean externalResourceProvider;
+
+        MediatedHostDevice toRecord() {
+            return new MediatedHostDevice(mdevNameSelector, resourceName, externalResourceProvider);
+        }
+    }
 
     private ConfigFile() {}
 
@@ -84,11 +127,11 @@ public final class ConfigFile {
         } catch (IOException e) {
             throw new InvalidConfigException(name + ": cannot read: " + e.getMessage(), e);
         }
-        if (document == null || document.permittedHostDevices() == null) {
+        if (document == null || document.permittedHostDevices == null) {
             throw new InvalidConfigException(name + ": no top-level permittedHostDevices: block"
                     + " (write 'permittedHostDevices: {}' to permit nothing)");
         }
-        return new Loaded(document.permittedHostDevices(), warnings);
+        return new Loaded(document.permittedHostDevices.toRecord(), warnings);
     }
 
     private static String describe(String name, JsonProcessingException e) {
@@ -100,11 +143,46 @@ public final class ConfigFile {
         if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
             sb.append(", field ").append(path(m.getPath()));
         }
+        return sb.append(": ").append(problem(e)).toString();
+    }
+
+    private static String problem(JsonProcessingException e) {
+        if (e instanceof InvalidFormatException f) {
+            return "'" + f.getValue() + "' is not " + expected(f.getTargetType());
+        }
+        if (e instanceof MismatchedInputException m && m.getTargetType() != null
+                && m.getProcessor() instanceof JsonParser p && p.currentToken() != null) {
+            return "expected " + expected(m.getTargetType()) + ", found " + found(p.currentToken());
+        }
         String message = e.getOriginalMessage() == null ? e.getClass().getSimpleName() : e.getOriginalMessage();
-        // snakeyaml's messages run over several lines, repeating the location we already give
-        int nl = message.indexOf('\n');
-        if (nl >= 0) message = message.substring(0, nl);
-        return sb.append(": ").append(message.strip()).toString();
+        // snakeyaml interleaves its own location and a source excerpt (indented lines) with
+        // what went wrong (unindented lines); the location is already in front
+        StringBuilder out = new StringBuilder();
+        for (String line : message.split("\n")) {
+            if (line.isBlank() || Character.isWhitespace(line.charAt(0))) continue;
+            if (!out.isEmpty()) out.append(": ");
+            out.append(line.strip());
+        }
+        return out.toString();
+    }
+
+    private static String expected(Class<?> type) {
+        if (type == boolean.class || type == Boolean.class) return "true or false";
+        if (type == String.class) return "a string";
+        if (List.class.isAssignableFrom(type)) return "a list";
+        return "a mapping (key: value)";
+    }
+
+    private static String found(JsonToken token) {
+        return switch (token) {
+            case START_ARRAY -> "a list";
+            case START_OBJECT -> "a mapping";
+            case VALUE_STRING -> "a string";
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
+            case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+            case VALUE_NULL -> "nothing";
+            default -> token.toString();
+        };
     }
 
     private static String path(List<JsonMappingException.Reference> references) {

@@ -1,17 +1,14 @@
 package io.vfiodp.policy.config;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * KubeVirt's {@code spec.configuration.permittedHostDevices}, from the CR or from a local file
  * with the same schema. Entry order is kept: it decides which of two entries with the same
- * selector wins (the later one). {@code usb[]} belongs to KubeVirt's USB passthrough and is
- * accepted and ignored. A missing list is empty; a missing ({@code null}) list item becomes an
+ * selector wins (the later one). KubeVirt's {@code usb[]} is not ours and not modelled. A missing list is empty; a missing ({@code null}) list item becomes an
  * entry with empty fields, which the policy reports as malformed.
  */
-@JsonIgnoreProperties({"usb"})
 public record PermittedHostDevices(List<PciHostDevice> pciHostDevices, List<MediatedHostDevice> mediatedDevices) {
 
     public static final PermittedHostDevices NONE = new PermittedHostDevices(List.of(), List.of());
