@@ -1,5 +1,6 @@
 package io.vfiodp.kubevirt;
 
+import io.vfiodp.policy.config.PermittedHostDevices;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -16,7 +17,7 @@ public sealed interface KubeVirtConfig {
      *                             (then the plugin keeps its {@code --config} file or default policy)
      * @param mdevTypes            {@code mediatedDevicesConfiguration} resolved for this node
      */
-    record FromCr(CrRef source, Optional<PermittedDevices> permittedHostDevices, DesiredMdevTypes mdevTypes)
+    record FromCr(CrRef source, Optional<PermittedHostDevices> permittedHostDevices, DesiredMdevTypes mdevTypes)
             implements KubeVirtConfig {
         public FromCr {
             Objects.requireNonNull(source, "source");

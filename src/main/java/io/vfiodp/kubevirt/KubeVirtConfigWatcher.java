@@ -3,6 +3,8 @@ package io.vfiodp.kubevirt;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.kubevirt.model.KubeVirt;
+import io.vfiodp.policy.config.MediatedHostDevice;
+import io.vfiodp.policy.config.PciHostDevice;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -139,11 +141,12 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
             case KubeVirtConfig.FromCr c -> c.permittedHostDevices()
                     .map(p -> "KubeVirt CR " + c.source() + ": permittedHostDevices with " + p.pciHostDevices().size()
                             + " pciHostDevices and " + p.mediatedDevices().size() + " mediatedDevices entries ("
-                            + (p.pciHostDevices().stream().filter(PermittedDevices.Pci::externalResourceProvider).count()
-                               + p.mediatedDevices().stream().filter(PermittedDevices.Mdev::externalResourceProvider).count())
+                            + (p.pciHostDevices().stream().filter(PciHostDevice::externalResourceProvider).count()
+                               + p.mediatedDevices().stream().filter(MediatedHostDevice::externalResourceProvider).count())
                             + " with externalResourceProvider: true)")
                     .orElse("KubeVirt CR " + c.source() + " has no permittedHostDevices: serving the local policy (--config file or defaults)")
-                    + "; mdev types for this node: " + c.mdevTypes().types() + " from " + c.mdevTypes().origin()
+                    + (c.mdevTypes().types().isEmpty() ? "; no mdev types requested for this node"
+                            : "; mdev types for this node: " + c.mdevTypes().types() + " from " + c.mdevTypes().origin())
                     + (c.mdevTypes().creationEnabled() ? "" : " (mdev creation disabled)");
         };
     }

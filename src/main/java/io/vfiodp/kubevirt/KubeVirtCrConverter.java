@@ -5,13 +5,16 @@ import io.vfiodp.kubevirt.model.kubevirtspec.Configuration;
 import io.vfiodp.kubevirt.model.kubevirtspec.configuration.PermittedHostDevices;
 import io.vfiodp.kubevirt.model.kubevirtspec.configuration.permittedhostdevices.MediatedDevices;
 import io.vfiodp.kubevirt.model.kubevirtspec.configuration.permittedhostdevices.PciHostDevices;
+import io.vfiodp.policy.config.MediatedHostDevice;
+import io.vfiodp.policy.config.PciHostDevice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Turns a KubeVirt CR into the configuration the policy reads. Entries are passed on as written
+ * Turns a KubeVirt CR into the configuration the policy reads ({@link io.vfiodp.policy.config.PermittedHostDevices},
+ * the same records the {@code --config} file gives). Entries are passed on as written
  * (in order, with their index kept by position): the policy validates them and explains what it
  * skips, so a wrong entry here never hides the valid ones.
  */
@@ -28,28 +31,22 @@ final class KubeVirtCrConverter {
                 MdevTypesForNode.resolve(conf.getMediatedDevicesConfiguration(), nodeLabels));
     }
 
-    static PermittedDevices permitted(PermittedHostDevices p) {
-        List<PermittedDevices.Pci> pci = new ArrayList<>();
+    static io.vfiodp.policy.config.PermittedHostDevices permitted(PermittedHostDevices p) {
+        // a null item (a bare "-" in YAML) stays in place as null: the policy names entries by index
+        List<PciHostDevice> pci = new ArrayList<>();
         for (PciHostDevices d : orEmpty(p.getPciHostDevices())) {
-            if (d == null) d = new PciHostDevices();
-            pci.add(new PermittedDevices.Pci(text(d.getPciVendorSelector()), text(d.getResourceName()),
-                    Boolean.TRUE.equals(d.getExternalResourceProvider())));
+            pci.add(d == null ? null
+                    : new PciHostDevice(d.getPciVendorSelector(), d.getResourceName(), Boolean.TRUE.equals(d.getExternalResourceProvider())));
         }
-        List<PermittedDevices.Mdev> mdev = new ArrayList<>();
+        List<MediatedHostDevice> mdev = new ArrayList<>();
         for (MediatedDevices d : orEmpty(p.getMediatedDevices())) {
-            if (d == null) d = new MediatedDevices();
-            mdev.add(new PermittedDevices.Mdev(text(d.getMdevNameSelector()), text(d.getResourceName()),
-                    Boolean.TRUE.equals(d.getExternalResourceProvider())));
+            mdev.add(d == null ? null
+                    : new MediatedHostDevice(d.getMdevNameSelector(), d.getResourceName(), Boolean.TRUE.equals(d.getExternalResourceProvider())));
         }
-        return new PermittedDevices(pci, mdev);
+        return new io.vfiodp.policy.config.PermittedHostDevices(pci, mdev);
     }
 
-    // a null item (a bare "-" in YAML) stays in place: the policy names entries by index
     private static <T> List<T> orEmpty(List<T> list) {
         return list == null ? List.of() : list;
-    }
-
-    private static String text(String s) {
-        return s == null ? "" : s;
     }
 }

@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.kubevirt.model.KubeVirt;
 import io.vfiodp.kubevirt.model.KubeVirtStatus;
 import io.vfiodp.kubevirt.model.kubevirtspec.configuration.PermittedHostDevices;
+import io.vfiodp.policy.config.MediatedHostDevice;
+import io.vfiodp.policy.config.PciHostDevice;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -60,7 +62,7 @@ class KubeVirtConfigWatcherTest {
               externalResourceProvider: true
             """;
 
-    static final PermittedDevices.Pci T4_ENTRY = new PermittedDevices.Pci("10DE:1EB8", "nvidia.com/TU104GL_TESLA_T4", true);
+    static final PciHostDevice T4_ENTRY = new PciHostDevice("10DE:1EB8", "nvidia.com/TU104GL_TESLA_T4", true);
 
     private void startWatcher(Optional<String> node) {
         watcherClient = MockKubeApi.clientFor(api.port());
@@ -96,7 +98,7 @@ class KubeVirtConfigWatcherTest {
         create(cr("kubevirt", "kubevirt", T4));
 
         assertThat(recorder.next()).isEqualTo(new KubeVirtConfig.FromCr(new CrRef("kubevirt", "kubevirt"),
-                Optional.of(new PermittedDevices(List.of(T4_ENTRY), List.of())), DesiredMdevTypes.NONE));
+                Optional.of(new io.vfiodp.policy.config.PermittedHostDevices(List.of(T4_ENTRY), List.of())), DesiredMdevTypes.NONE));
     }
 
     @Test
@@ -113,8 +115,8 @@ class KubeVirtConfigWatcherTest {
                   externalResourceProvider: true
                 """);
 
-        assertThat(recorder.nextFromCr().permittedHostDevices()).contains(new PermittedDevices(List.of(T4_ENTRY),
-                List.of(new PermittedDevices.Mdev("GRID T4-1Q", "nvidia.com/GRID_T4-1Q", true))));
+        assertThat(recorder.nextFromCr().permittedHostDevices()).contains(new io.vfiodp.policy.config.PermittedHostDevices(List.of(T4_ENTRY),
+                List.of(new MediatedHostDevice("GRID T4-1Q", "nvidia.com/GRID_T4-1Q", true))));
     }
 
     @Test
@@ -130,7 +132,7 @@ class KubeVirtConfigWatcherTest {
 
         editPermitted(T4);
 
-        assertThat(recorder.nextFromCr().permittedHostDevices()).contains(new PermittedDevices(List.of(T4_ENTRY), List.of()));
+        assertThat(recorder.nextFromCr().permittedHostDevices()).contains(new io.vfiodp.policy.config.PermittedHostDevices(List.of(T4_ENTRY), List.of()));
     }
 
     @Test
@@ -143,7 +145,7 @@ class KubeVirtConfigWatcherTest {
         editPermitted(T4.replace("nvidia.com/TU104GL_TESLA_T4", "nvidia.com/T4"));
 
         assertThat(recorder.nextFromCr().permittedHostDevices().orElseThrow().pciHostDevices())
-                .containsExactly(new PermittedDevices.Pci("10DE:1EB8", "nvidia.com/T4", true));
+                .containsExactly(new PciHostDevice("10DE:1EB8", "nvidia.com/T4", true));
     }
 
     @Test
@@ -164,9 +166,9 @@ class KubeVirtConfigWatcherTest {
                   externalResourceProvider: true
                 """);
 
-        assertThat(recorder.nextFromCr().permittedHostDevices()).contains(new PermittedDevices(
-                List.of(new PermittedDevices.Pci("10de:1eb8", "nvidia.com/TU104GL_TESLA_T4", true)),
-                List.of(new PermittedDevices.Mdev("GRID_T4-1Q", "nvidia.com/GRID_T4-1Q", true))));
+        assertThat(recorder.nextFromCr().permittedHostDevices()).contains(new io.vfiodp.policy.config.PermittedHostDevices(
+                List.of(new PciHostDevice("10de:1eb8", "nvidia.com/TU104GL_TESLA_T4", true)),
+                List.of(new MediatedHostDevice("GRID_T4-1Q", "nvidia.com/GRID_T4-1Q", true))));
     }
 
     @Test
@@ -263,12 +265,12 @@ class KubeVirtConfigWatcherTest {
 
             link.restore();
             // the mock server keeps no watch history: edit until the resumed watch reports an edit
-            PermittedDevices expected = null;
+            io.vfiodp.policy.config.PermittedHostDevices expected = null;
             KubeVirtConfig seen = null;
             for (int i = 0; i < 40 && seen == null; i++) {
                 String name = "nvidia.com/T4-" + i;
                 editPermitted(T4.replace("nvidia.com/TU104GL_TESLA_T4", name));
-                expected = new PermittedDevices(List.of(new PermittedDevices.Pci("10DE:1EB8", name, true)), List.of());
+                expected = new io.vfiodp.policy.config.PermittedHostDevices(List.of(new PciHostDevice("10DE:1EB8", name, true)), List.of());
                 seen = recorder.poll(Duration.ofMillis(250));
             }
             KubeVirtConfig last = seen;

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.kubevirt.model.KubeVirt;
+import io.vfiodp.policy.config.MediatedHostDevice;
+import io.vfiodp.policy.config.PciHostDevice;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
@@ -41,10 +43,10 @@ class KubeVirtCrConverterTest {
         KubeVirtConfig.FromCr config = KubeVirtCrConverter.convert(load("kubevirt-cr-full.yaml"), Map.of());
 
         assertThat(config.source()).isEqualTo(new CrRef("kubevirt", "kubevirt"));
-        assertThat(config.permittedHostDevices()).contains(new PermittedDevices(
-                List.of(new PermittedDevices.Pci("10DE:1EB8", "nvidia.com/TU104GL_TESLA_T4", true),
-                        new PermittedDevices.Pci("8086:0B2B", "intel.com/qat", false)),
-                List.of(new PermittedDevices.Mdev("GRID T4-1Q", "nvidia.com/GRID_T4-1Q", true))));
+        assertThat(config.permittedHostDevices()).contains(new io.vfiodp.policy.config.PermittedHostDevices(
+                List.of(new PciHostDevice("10DE:1EB8", "nvidia.com/TU104GL_TESLA_T4", true),
+                        new PciHostDevice("8086:0B2B", "intel.com/qat", false)),
+                List.of(new MediatedHostDevice("GRID T4-1Q", "nvidia.com/GRID_T4-1Q", true))));
     }
 
     @Test
@@ -96,7 +98,7 @@ class KubeVirtCrConverterTest {
                 """);
 
         assertThat(KubeVirtCrConverter.convert(kv, Map.of()).permittedHostDevices())
-                .contains(new PermittedDevices(List.of(), List.of()));
+                .contains(new io.vfiodp.policy.config.PermittedHostDevices(List.of(), List.of()));
     }
 
     @Test
@@ -118,8 +120,8 @@ class KubeVirtCrConverterTest {
                 """);
 
         assertThat(KubeVirtCrConverter.convert(kv, Map.of()).permittedHostDevices().orElseThrow().pciHostDevices())
-                .containsExactly(new PermittedDevices.Pci("", "nvidia.com/A", true),
-                        new PermittedDevices.Pci("", "", false),
-                        new PermittedDevices.Pci("10de:2236", "nvidia.com/A10", true));
+                .containsExactly(new PciHostDevice("", "nvidia.com/A", true),
+                        new PciHostDevice("", "", false),
+                        new PciHostDevice("10de:2236", "nvidia.com/A10", true));
     }
 }
