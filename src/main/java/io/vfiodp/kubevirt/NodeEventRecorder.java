@@ -43,6 +43,7 @@ public final class NodeEventRecorder implements AutoCloseable {
     // touched only by the sender thread
     private final Map<Key, Instant> lastPosted = new HashMap<>();
     private String lastFailure;
+    private int sequence;
     private volatile boolean droppedLogged;
 
     public NodeEventRecorder(KubernetesClient client, String nodeName) {
@@ -93,8 +94,10 @@ public final class NodeEventRecorder implements AutoCloseable {
         String ts = DateTimeFormatter.ISO_INSTANT.format(now.truncatedTo(ChronoUnit.SECONDS));
         Event event = new EventBuilder()
                 .withNewMetadata()
-                    // client-go's naming: involved object name + "." + hex nanoseconds
-                    .withName(nodeName + "." + Long.toHexString(now.getEpochSecond() * 1_000_000_000L + now.getNano()))
+                    // client-go's naming (involved object name + "." + hex nanoseconds), plus a sequence
+                    // number: two events in one clock tick must not share a name
+                    .withName(nodeName + "." + Long.toHexString(now.getEpochSecond() * 1_000_000_000L + now.getNano())
+                            + Integer.toHexString(sequence++))
                     .withNamespace(NAMESPACE)
                 .endMetadata()
                 // the kubelet uses the node name as the UID of its node events; kubectl matches both forms
