@@ -2,6 +2,7 @@ package io.vfiodp.plugin;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
@@ -40,6 +41,7 @@ final class KubeletRegistrar implements AutoCloseable {
         CompletableFuture<Void> done = new CompletableFuture<>();
         ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(kubeletSocket.toString()))
                 .channelType(EpollDomainSocketChannel.class)
+                .withOption(ChannelOption.SO_KEEPALIVE, null)
                 .eventLoopGroup(group)
                 .directExecutor()
                 .usePlaintext()

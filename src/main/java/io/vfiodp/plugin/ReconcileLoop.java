@@ -192,7 +192,7 @@ public final class ReconcileLoop implements AutoCloseable {
         if (seen.isPresent()) {
             kubeletEpoch++;
             log.info(kubelet.isEmpty() ? "kubelet.sock is there: registering {} resource(s)"
-                    : "kubelet.sock was re-created (kubelet restart): registering {} resource(s) again", views.size());
+                    : "kubelet.sock was re-created (kubelet restart): registering {} resource(s) again", target.desired().resources().size());
             for (Served s : served.values()) {
                 s.registerFailures = 0;
                 s.nextRegister = System.nanoTime();

@@ -2,6 +2,7 @@ package io.vfiodp.plugin;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
@@ -39,6 +40,8 @@ final class ResourceServer {
         Files.deleteIfExists(socket);
         Server server = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollServerDomainSocketChannel.class)
+                // grpc asks for TCP keep-alive, which a unix socket does not have (netty would warn per connection)
+                .withChildOption(ChannelOption.SO_KEEPALIVE, null)
                 .bossEventLoopGroup(group)
                 .workerEventLoopGroup(group)
                 // Handlers never block: unary calls are pure functions, streams are handed over.

@@ -1,11 +1,13 @@
 package io.vfiodp.plugin.kubelet;
 
+import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
@@ -103,6 +105,8 @@ public final class KubeletSimulator implements AutoCloseable {
         Files.deleteIfExists(socket);
         server = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollServerDomainSocketChannel.class)
+                // grpc asks for TCP keep-alive, which a unix socket does not have (netty would warn per connection)
+                .withChildOption(ChannelOption.SO_KEEPALIVE, null)
                 .bossEventLoopGroup(group)
                 .workerEventLoopGroup(group)
                 // Register dials the plugin back and blocks until it answers: not on the event loop.
@@ -141,6 +145,7 @@ public final class KubeletSimulator implements AutoCloseable {
         if (!isSocket(socket)) throw refuse("endpoint " + socket + " of " + request.getResourceName() + " is not a unix socket");
         ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollDomainSocketChannel.class)
+                .withOption(ChannelOption.SO_KEEPALIVE, null)
                 .eventLoopGroup(group)
                 .usePlaintext()
                 .overrideAuthority("localhost")
@@ -162,7 +167,8 @@ public final class KubeletSimulator implements AutoCloseable {
             notifyAll();
         }
         if (previous != null) previous.channel.shutdownNow();
-        DevicePluginGrpc.newStub(channel).listAndWatch(Empty.getDefaultInstance(), watch.observer());
+        // Outlives this Register call: detach it from the call's context, which ends when we answer.
+        Context.ROOT.run(() -> DevicePluginGrpc.newStub(channel).listAndWatch(Empty.getDefaultInstance(), watch.observer()));
     }
 
     private static StatusRuntimeException refuse(String message) {
