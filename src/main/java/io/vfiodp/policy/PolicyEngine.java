@@ -40,7 +40,7 @@ public final class PolicyEngine {
     }
 
     /** Drivers a device may be passed through from: vfio-pci and its vendor variants. */
-    static boolean isVfioDriver(String driver) {
+    public static boolean isVfioDriver(String driver) {
         return driver.equals("vfio-pci") || driver.endsWith("_vfio_pci") || driver.endsWith("-vfio-pci");
     }
 

@@ -4,6 +4,8 @@ import io.vfiodp.host.DevNodes;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.IommuGroup;
 import io.vfiodp.host.MdevInstance;
+import io.vfiodp.host.MdevParent;
+import io.vfiodp.host.MdevType;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.PciFunction;
 import io.vfiodp.host.ScanProblem;
@@ -24,9 +26,9 @@ import java.util.TreeSet;
  * groups (plus extra members when given); every group has its {@code /dev/vfio/<n>} node unless
  * a test removes it.
  */
-final class SnapshotBuilder {
+public final class SnapshotBuilder {
 
-    final class Fn {
+    public final class Fn {
         final PciAddress address;
         int vendor = 0x10de;
         int device;
@@ -46,69 +48,69 @@ final class SnapshotBuilder {
             this.address = address;
         }
 
-        Fn id(int vendor, int device) {
+        public Fn id(int vendor, int device) {
             this.vendor = vendor;
             this.device = device;
             return this;
         }
 
-        Fn subsystem(int vendor, int device) {
+        public Fn subsystem(int vendor, int device) {
             this.subsystemVendor = vendor;
             this.subsystemDevice = device;
             return this;
         }
 
-        Fn cls(int classCode) {
+        public Fn cls(int classCode) {
             this.classCode = classCode;
             return this;
         }
 
-        Fn driver(String driver) {
+        public Fn driver(String driver) {
             this.driver = Optional.ofNullable(driver);
             return this;
         }
 
-        Fn group(int group) {
+        public Fn group(int group) {
             this.group = OptionalInt.of(group);
             return this;
         }
 
-        Fn noGroup() {
+        public Fn noGroup() {
             this.group = OptionalInt.empty();
             return this;
         }
 
-        Fn numa(int numa) {
+        public Fn numa(int numa) {
             this.numa = numa;
             return this;
         }
 
-        Fn bootVga() {
+        public Fn bootVga() {
             this.bootVga = true;
             return this;
         }
 
-        Fn physfn(String pf) {
+        public Fn physfn(String pf) {
             this.physfn = Optional.of(PciAddress.parse(pf));
             return this;
         }
 
-        Fn pf(int totalVfs) {
+        public Fn pf(int totalVfs) {
             this.totalVfs = OptionalInt.of(totalVfs);
             return this;
         }
 
-        Fn cdev(String name) {
+        public Fn cdev(String name) {
             this.cdev = Optional.of(name);
             return this;
         }
 
-        Fn bridges(String... upstream) {
+        public Fn bridges(String... upstream) {
             this.bridges = java.util.Arrays.stream(upstream).map(PciAddress::parse).toList();
             return this;
         }
 
-        PciFunction build() {
+        public PciFunction build() {
             return new PciFunction(address, vendor, device, subsystemVendor, subsystemDevice, classCode, 0xa1, driver, group,
                     numa, bootVga, physfn, List.of(), totalVfs, cdev, bridges);
         }
@@ -118,47 +120,59 @@ final class SnapshotBuilder {
     private final Map<Integer, Set<PciAddress>> extraMembers = new TreeMap<>();
     private final List<MdevInstance> mdevs = new ArrayList<>();
     private final List<VgpuVf> vfs = new ArrayList<>();
+    private final TreeMap<PciAddress, MdevParent> parents = new TreeMap<>();
     private final Set<Integer> missingNodes = new TreeSet<>();
     private final List<ScanProblem> problems = new ArrayList<>();
 
-    Fn fn(String address) {
+    public Fn fn(String address) {
         Fn f = new Fn(PciAddress.parse(address));
         functions.put(f.address, f);
         return f;
     }
 
     /** An NVIDIA GPU on vfio-pci in its own group. */
-    Fn gpu(String address, int device, int group) {
+    public Fn gpu(String address, int device, int group) {
         return fn(address).id(0x10de, device).cls(0x030200).driver("vfio-pci").group(group);
     }
 
-    SnapshotBuilder groupMember(int group, String address) {
+    public SnapshotBuilder groupMember(int group, String address) {
         extraMembers.computeIfAbsent(group, g -> new TreeSet<>()).add(PciAddress.parse(address));
         return this;
     }
 
-    SnapshotBuilder mdev(String uuid, String typeId, String typeName, String parent, int group) {
+    public SnapshotBuilder mdev(String uuid, String typeId, String typeName, String parent, int group) {
         mdevs.add(new MdevInstance(uuid, typeId, typeName, PciAddress.parse(parent), group));
         return this;
     }
 
-    SnapshotBuilder vgpuVf(String address, String pf, int typeId, String typeName) {
+    /** An mdev parent offering types given as {@code id=name} ({@code nvidia-222=GRID T4-1B}). */
+    public SnapshotBuilder mdevParent(String address, String... types) {
+        List<MdevType> list = new ArrayList<>();
+        for (String t : types) {
+            int eq = t.indexOf('=');
+            list.add(new MdevType(t.substring(0, eq), Optional.of(t.substring(eq + 1)), 4, "vfio-pci", Optional.empty()));
+        }
+        parents.put(PciAddress.parse(address), new MdevParent(PciAddress.parse(address), list));
+        return this;
+    }
+
+    public SnapshotBuilder vgpuVf(String address, String pf, int typeId, String typeName) {
         vfs.add(new VgpuVf(PciAddress.parse(address), PciAddress.parse(pf), typeId, Optional.ofNullable(typeName),
                 typeName == null ? List.of() : List.of(new VgpuType(typeId, typeName))));
         return this;
     }
 
-    SnapshotBuilder withoutGroupNode(int group) {
+    public SnapshotBuilder withoutGroupNode(int group) {
         missingNodes.add(group);
         return this;
     }
 
-    SnapshotBuilder problem(String path, String reason) {
+    public SnapshotBuilder problem(String path, String reason) {
         problems.add(new ScanProblem(path, reason));
         return this;
     }
 
-    HostSnapshot build() {
+    public HostSnapshot build() {
         TreeMap<PciAddress, PciFunction> fns = new TreeMap<>();
         Map<Integer, Set<PciAddress>> members = new TreeMap<>();
         for (Fn f : functions.values()) {
@@ -175,7 +189,7 @@ final class SnapshotBuilder {
         for (MdevInstance m : mdevs) mdevMap.put(m.uuid(), m);
         TreeMap<PciAddress, VgpuVf> vfMap = new TreeMap<>();
         for (VgpuVf v : vfs) vfMap.put(v.address(), v);
-        return new HostSnapshot(fns, groups, new TreeMap<>(), mdevMap, vfMap,
+        return new HostSnapshot(fns, groups, parents, mdevMap, vfMap,
                 DevNodes.of(true, nodes, false, Set.of()), problems);
     }
 }

@@ -1,0 +1,121 @@
+package io.vfiodp.inventory;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vfiodp.host.PciAddress;
+import io.vfiodp.host.ScanProblem;
+import io.vfiodp.inventory.InventoryReport.ResourceSummary;
+import io.vfiodp.inventory.InventoryReport.Row;
+import io.vfiodp.policy.Decision;
+import io.vfiodp.policy.Health;
+import io.vfiodp.policy.KubeVirtEnv;
+import io.vfiodp.policy.PolicyProblem;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The inventory as a JSON document for tools. Stable: every key is always present (null when it
+ * does not apply), keys come in a fixed order, rows in the report's order (PCI functions by
+ * address, then mdevs by UUID). The schema is documented in the README and versioned by
+ * {@value #SCHEMA}.
+ */
+public final class InventoryJson {
+
+    public static final String SCHEMA = "vfio-device-plugin/inventory/v1";
+
+    private InventoryJson() {}
+
+    public static String format(InventoryReport report) {
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode root = mapper.createObjectNode();
+        root.put("schema", SCHEMA);
+        root.put("pciIds", report.pciIds());
+        root.put("configuration", report.configuration().orElse(null));
+        ArrayNode devices = root.putArray("devices");
+        for (Row row : report.rows()) devices.add(device(mapper, row));
+        ArrayNode resources = root.putArray("resources");
+        for (ResourceSummary r : report.resources()) {
+            ObjectNode n = resources.addObject();
+            n.put("name", r.name());
+            n.put("kind", r.kind().name());
+            n.put("envVar", KubeVirtEnv.variableName(r.kind(), r.name()));
+            ArrayNode ids = n.putArray("devices");
+            r.devices().forEach(ids::add);
+            n.put("healthy", r.healthy());
+        }
+        ArrayNode scan = root.putArray("scanProblems");
+        for (ScanProblem p : report.scanProblems()) {
+            ObjectNode n = scan.addObject();
+            n.put("path", p.path());
+            n.put("reason", p.reason());
+        }
+        ArrayNode config = root.putArray("configProblems");
+        for (PolicyProblem p : report.configProblems()) {
+            ObjectNode n = config.addObject();
+            n.put("severity", p.severity().name().toLowerCase(Locale.ROOT));
+            n.put("message", p.message());
+        }
+        DefaultPrettyPrinter printer = new DefaultPrettyPrinter(Separators.createDefaultInstance()
+                        .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+                        .withObjectEmptySeparator("")
+                        .withArrayEmptySeparator(""))
+                .withObjectIndenter(new DefaultIndenter("  ", "\n"))
+                .withArrayIndenter(new DefaultIndenter("  ", "\n"));
+        try {
+            return mapper.writer(printer).writeValueAsString(root) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a tree of plain nodes always serialises", e);
+        }
+    }
+
+    private static ObjectNode device(ObjectMapper mapper, Row row) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("id", row.id());
+        n.put("type", row.type().label());
+        n.put("vendorDevice", row.vendorDevice().orElse(null));
+        n.put("vendorName", row.vendorName().orElse(null));
+        n.put("model", row.model().orElse(null));
+        n.put("class", row.classCode().orElse(null));
+        n.put("driver", row.driver().orElse(null));
+        if (row.iommuGroup().isPresent()) {
+            n.put("iommuGroup", row.iommuGroup().getAsInt());
+        } else {
+            n.putNull("iommuGroup");
+        }
+        ArrayNode companions = n.putArray("companions");
+        row.companions().forEach(c -> companions.add(c.toString()));
+        n.put("numaNode", row.numaNode());
+        n.put("parent", row.parent().map(PciAddress::toString).orElse(null));
+        if (row.deviceType().isPresent()) {
+            ObjectNode t = n.putObject("deviceType");
+            t.put("id", row.deviceType().get().id());
+            t.put("name", row.deviceType().get().name().orElse(null));
+        } else {
+            n.putNull("deviceType");
+        }
+        n.put("health", row.health().map(Health::wireValue).orElse(null));
+        n.put("healthReason", row.health().flatMap(InventoryJson::reason).orElse(null));
+        ObjectNode d = n.putObject("decision");
+        Decision decision = row.decision();
+        d.put("outcome", switch (decision) {
+            case Decision.Exposed e -> "exposed";
+            case Decision.Skipped s -> "skipped";
+            case Decision.Companion c -> "companion";
+        });
+        d.put("resource", decision instanceof Decision.Exposed e ? e.resource().value() : null);
+        d.put("reason", decision instanceof Decision.Skipped s ? s.reason() : null);
+        d.put("companionOf", decision instanceof Decision.Companion c ? c.of().toString() : null);
+        ArrayNode notes = d.putArray("notes");
+        if (decision instanceof Decision.Exposed e) e.notes().forEach(notes::add);
+        return n;
+    }
+
+    private static Optional<String> reason(Health h) {
+        return h instanceof Health.Unhealthy u ? Optional.of(u.reason()) : Optional.empty();
+    }
+}
