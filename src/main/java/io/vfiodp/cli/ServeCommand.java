@@ -48,7 +48,7 @@ final class ServeCommand implements Callable<Integer> {
                     + "Kubernetes API; --config or the default naming decides (default: ${DEFAULT-VALUE}; env VFIO_DP_KUBEVIRT).")
     KubeVirtMode kubevirt;
 
-    @Option(names = "--node-name", defaultValue = "${env:NODE_NAME}", paramLabel = "NAME",
+    @Option(names = "--node-name", paramLabel = "NAME",
             description = "This node's name: its labels select nodeMediatedDeviceTypes, and configuration problems are posted as Events on it "
                     + "(default: env NODE_NAME, set it from the downward API spec.nodeName; env VFIO_DP_NODE_NAME).")
     String nodeName;
@@ -105,6 +105,8 @@ final class ServeCommand implements Callable<Integer> {
 
     private Serving start() throws IOException {
         PciIds pciIds = PciIds.load(host.pciIds());
+        // before waiting on the KubeVirt CR: a wrong mount should fail at once
+        PluginRuntime.checkPluginDir(devicePluginDir);
         PluginMetrics metrics = new PluginMetrics(new PrometheusRegistry());
         PermittedConfigSource local = PermittedConfigSource.file(host.config());
         String localDescription = host.config().map(p -> "--config " + p).orElse(PermittedConfigSource.Current.DEFAULT_POLICY.origin());

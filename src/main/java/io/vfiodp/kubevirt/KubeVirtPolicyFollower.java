@@ -5,8 +5,9 @@ import io.vfiodp.metrics.PluginMetrics;
 import io.vfiodp.policy.config.PermittedConfigSource;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,8 +17,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Use: {@link #start}, build the plugin on {@link #configs()} and {@link #problems()}, then
  * {@link #attach} the plugin's rescan trigger. Start waits briefly for the first reading of the
- * CR, so that the plugin does not register the local configuration's resources only to replace
- * them a moment later.
+ * CR (or the first failure to read it), so that the plugin does not register the local
+ * configuration's resources only to replace them a moment later.
  */
 public final class KubeVirtPolicyFollower implements AutoCloseable {
 
@@ -27,7 +28,6 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
     private final ConfigProblemReporter problems;
     private final Optional<NodeEventRecorder> events;
     private final KubeVirtConfigWatcher watcher;
-    private final CountDownLatch firstReading = new CountDownLatch(1);
     private volatile Runnable rescan = () -> { };
 
     private KubeVirtPolicyFollower(KubernetesClient client, Optional<String> nodeName, PermittedConfigSource local,
@@ -58,10 +58,12 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
         f.events.ifPresent(NodeEventRecorder::start);
         f.watcher.start();
         try {
-            if (!f.firstReading.await(firstReadingWait.toMillis(), TimeUnit.MILLISECONDS)) {
-                LOG.warn("KubeVirt CR not read within {}: starting with {}; the CR takes over once it is read", firstReadingWait,
-                        localDescription);
-            }
+            f.watcher.firstSettled().get(firstReadingWait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            LOG.warn("KubeVirt CR not read within {}: starting with {}; the CR takes over once it is read", firstReadingWait,
+                    localDescription);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("KubeVirt CR watcher failed to start", e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -70,7 +72,6 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
 
     private void changed(KubeVirtConfig config) {
         configs.update(config);
-        firstReading.countDown();
         rescan.run();
     }
 

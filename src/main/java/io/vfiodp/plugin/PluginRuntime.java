@@ -47,9 +47,7 @@ public final class PluginRuntime implements AutoCloseable {
      * then serves it and rescans every {@link PluginSettings#rescanInterval()}.
      */
     public static PluginRuntime start(PluginSettings settings, NodeStateSource source) throws IOException {
-        if (!Files.isDirectory(settings.pluginDir())) {
-            throw new IOException("device-plugin dir " + settings.pluginDir() + " does not exist (mount the kubelet's /var/lib/kubelet/device-plugins)");
-        }
+        checkPluginDir(settings.pluginDir());
         // Fails here, not on every reconcile pass, when the directory leaves no room for a socket path.
         SocketNames.forResource(settings.pluginDir(), io.vfiodp.policy.ResourceName.of("x.io/x"));
         TargetState first = source.read();
@@ -76,6 +74,13 @@ public final class PluginRuntime implements AutoCloseable {
         long every = settings.rescanInterval().toMillis();
         rescan.scheduleWithFixedDelay(runtime::rescanOnce, every, every, TimeUnit.MILLISECONDS);
         return runtime;
+    }
+
+    /** Fails, naming the directory, when the kubelet's device-plugin directory is not there. */
+    public static void checkPluginDir(java.nio.file.Path pluginDir) throws IOException {
+        if (!Files.isDirectory(pluginDir)) {
+            throw new IOException("device-plugin dir " + pluginDir + " does not exist (mount the kubelet's /var/lib/kubelet/device-plugins)");
+        }
     }
 
     /** The reconcile loop, to feed it states, health reports and triggers. */
