@@ -48,7 +48,7 @@ final class ServeCommand implements Callable<Integer> {
         PluginRuntime runtime;
         try {
             ScanPolicySource source = new ScanPolicySource(new SysfsScanner(host.sysfsRoot(), host.devRoot())::scan, host.config(),
-                    PciIds.load(host.pciIds()));
+                    () -> PciIds.load(host.pciIds()));
             runtime = PluginRuntime.start(PluginSettings.of(devicePluginDir, rescanInterval), source);
         } catch (IOException | RuntimeException e) {
             err.println("vfio-device-plugin serve: " + e.getMessage());

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,14 +27,33 @@ public final class ScanPolicySource implements NodeStateSource {
 
     private final Supplier<HostSnapshot> scan;
     private final Optional<Path> config;
-    private final PciIds pciIds;
+    private final Callable<PciIds> pciIdsLoader;
+    private volatile PciIds pciIds;
     // Calls come one after another (start, then the rescan thread); remembered to log a problem once, not every rescan.
     private volatile List<String> lastNotes = List.of();
 
     public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, PciIds pciIds) {
+        this(scan, config, () -> pciIds);
+    }
+
+    /** Loads pci.ids on the first {@link #read()}, so that start-up can overlap it with other work. */
+    public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, Callable<PciIds> pciIdsLoader) {
         this.scan = scan;
         this.config = config;
-        this.pciIds = pciIds;
+        this.pciIdsLoader = pciIdsLoader;
+    }
+
+    private PciIds pciIds() {
+        PciIds ids = pciIds;
+        if (ids == null) {
+            try {
+                ids = pciIdsLoader.call();
+            } catch (Exception e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+            pciIds = ids;
+        }
+        return ids;
     }
 
     /** One scan and policy pass, with everything the inventory needs. */
@@ -56,7 +76,7 @@ public final class ScanPolicySource implements NodeStateSource {
             }
         }
         HostSnapshot snapshot = scan.get();
-        return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, permitted, pciIds), warnings);
+        return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, permitted, pciIds()), warnings);
     }
 
     @Override
