@@ -83,7 +83,7 @@ public final class PluginRuntime implements AutoCloseable {
         ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(), settings.safetyCheck());
         PluginDirWatch watch;
         try {
-            watch = PluginDirWatch.start(settings.pluginDir(), loop::requestCheck);
+            watch = PluginDirWatch.start(settings.pluginDir(), loop::requestCheck, loop::kubeletSocketCreated);
         } catch (IOException e) {
             loop.close();
             registrar.close();
