@@ -104,7 +104,6 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     private Serving start() throws IOException {
-        PciIds pciIds = PciIds.load(host.pciIds());
         // before waiting on the KubeVirt CR: a wrong mount should fail at once
         PluginRuntime.checkPluginDir(devicePluginDir);
         PluginMetrics metrics = new PluginMetrics(new PrometheusRegistry());
@@ -131,8 +130,8 @@ final class ServeCommand implements Callable<Integer> {
         }
         PluginRuntime runtime;
         try {
-            ScanPolicySource source = new ScanPolicySource(new SysfsScanner(host.sysfsRoot(), host.devRoot())::scan, configs, pciIds,
-                    Optional.of(problems));
+            ScanPolicySource source = new ScanPolicySource(new SysfsScanner(host.sysfsRoot(), host.devRoot())::scan, configs,
+                    () -> PciIds.load(host.pciIds()), Optional.of(problems));
             runtime = PluginRuntime.start(PluginSettings.of(devicePluginDir, rescanInterval), source);
         } catch (IOException | RuntimeException e) {
             follower.ifPresent(KubeVirtPolicyFollower::close);

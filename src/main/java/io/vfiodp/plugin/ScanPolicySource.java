@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,24 +34,45 @@ public final class ScanPolicySource implements NodeStateSource {
 
     private final Supplier<HostSnapshot> scan;
     private final PermittedConfigSource configs;
-    private final PciIds pciIds;
+    private final Callable<PciIds> pciIdsLoader;
     private final Optional<ProblemSink> problemSink;
+    private volatile PciIds pciIds;
     // Calls come one after another (start, then the rescan thread); remembered to log a problem once, not every rescan.
     private volatile List<String> lastNotes = List.of();
 
     public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, PciIds pciIds) {
-        this(scan, PermittedConfigSource.file(config), pciIds, Optional.empty());
+        this(scan, config, () -> pciIds);
+    }
+
+    /** Loads pci.ids on the first {@link #read()}, so that start-up can overlap it with other work. */
+    public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, Callable<PciIds> pciIdsLoader) {
+        this(scan, PermittedConfigSource.file(config), pciIdsLoader, Optional.empty());
     }
 
     /**
-     * @param problemSink takes over reporting the policy's configuration problems (otherwise
-     *                    they are logged here, once each)
+     * @param pciIdsLoader loaded on the first {@link #read()}
+     * @param problemSink  takes over reporting the policy's configuration problems (otherwise
+     *                     they are logged here, once each)
      */
-    public ScanPolicySource(Supplier<HostSnapshot> scan, PermittedConfigSource configs, PciIds pciIds, Optional<ProblemSink> problemSink) {
+    public ScanPolicySource(Supplier<HostSnapshot> scan, PermittedConfigSource configs, Callable<PciIds> pciIdsLoader,
+            Optional<ProblemSink> problemSink) {
         this.scan = scan;
         this.configs = configs;
-        this.pciIds = pciIds;
+        this.pciIdsLoader = pciIdsLoader;
         this.problemSink = problemSink;
+    }
+
+    private PciIds pciIds() {
+        PciIds ids = pciIds;
+        if (ids == null) {
+            try {
+                ids = pciIdsLoader.call();
+            } catch (Exception e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+            pciIds = ids;
+        }
+        return ids;
     }
 
     /** One scan and policy pass, with everything the inventory needs. */
@@ -63,7 +85,7 @@ public final class ScanPolicySource implements NodeStateSource {
     public Evaluation evaluate() {
         PermittedConfigSource.Current config = configs.current();
         HostSnapshot snapshot = scan.get();
-        return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, config.permitted(), pciIds), config.warnings(), config.origin());
+        return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, config.permitted(), pciIds()), config.warnings(), config.origin());
     }
 
     @Override
