@@ -1,0 +1,144 @@
+package io.vfiodp.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vfiodp.host.PciIds;
+import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.kubevirt.ConfigProblemReporter;
+import io.vfiodp.kubevirt.KubeVirtPolicyFollower;
+import io.vfiodp.metrics.PluginMetrics;
+import io.vfiodp.plugin.PluginRuntime;
+import io.vfiodp.plugin.PluginSettings;
+import io.vfiodp.plugin.ScanPolicySource;
+import io.vfiodp.policy.config.PermittedConfigSource;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(name = "serve",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Serve every exposed resource to the kubelet: one gRPC device-plugin server per resource on its own unix socket,",
+            "registered with kubelet.sock, re-registered after kubelet restarts, rescanned periodically. Runs until SIGTERM.",
+            "This is the default command: running the jar with no command, or with options only, runs serve."})
+final class ServeCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Mixin HostOptions host;
+
+    @Option(names = "--device-plugin-dir", defaultValue = "/var/lib/kubelet/device-plugins", paramLabel = "DIR",
+            description = "The kubelet's device-plugin directory, holding kubelet.sock (default: ${DEFAULT-VALUE}; env VFIO_DP_DEVICE_PLUGIN_DIR).")
+    Path devicePluginDir;
+
+    @Option(names = "--kubevirt", defaultValue = "auto", paramLabel = "auto|off",
+            description = "auto: follow permittedHostDevices in the KubeVirt CR (any namespace) live; it wins over --config while it has them, "
+                    + "and --config or the default NVIDIA naming applies while there is no CR or it cannot be read. off: never talk to the "
+                    + "Kubernetes API; --config or the default naming decides (default: ${DEFAULT-VALUE}; env VFIO_DP_KUBEVIRT).")
+    KubeVirtMode kubevirt;
+
+    @Option(names = "--node-name", paramLabel = "NAME",
+            description = "This node's name: its labels select nodeMediatedDeviceTypes, and configuration problems are posted as Events on it "
+                    + "(default: env NODE_NAME, set it from the downward API spec.nodeName; env VFIO_DP_NODE_NAME).")
+    String nodeName;
+
+    @Option(names = "--rescan-interval", defaultValue = "30s", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Full rescan period (e.g. 10s, 1m); a rescan that finds no change sends the kubelet nothing (default: ${DEFAULT-VALUE}; env VFIO_DP_RESCAN_INTERVAL).")
+    Duration rescanInterval;
+
+    /** How long start-up waits for the first reading of the KubeVirt CR before serving the local configuration. */
+    private static final Duration FIRST_CR_READING_WAIT = Duration.ofSeconds(5);
+
+    @Override
+    public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
+        Serving serving;
+        try {
+            serving = start();
+        } catch (IOException | RuntimeException e) {
+            err.println("vfio-device-plugin serve: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        AtomicBoolean stoppedBySignal = new AtomicBoolean();
+        Thread hook = new Thread(() -> {
+            stoppedBySignal.set(true);
+            serving.close();
+            // The JVM would exit with 128+15 after a SIGTERM even though we shut down cleanly;
+            // the kubelet's pod lifecycle and systemd read a non-zero status as a failure.
+            Runtime.getRuntime().halt(0);
+        }, "vfio-dp-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            serving.runtime().awaitClosed();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!stoppedBySignal.get()) {
+            Runtime.getRuntime().removeShutdownHook(hook);
+            serving.close();
+        }
+        return 0;
+    }
+
+    /** The plugin runtime and, with {@code --kubevirt auto}, what follows the KubeVirt CR; closed in that order. */
+    private record Serving(PluginRuntime runtime, Optional<KubeVirtPolicyFollower> follower, Optional<KubernetesClient> client)
+            implements AutoCloseable {
+        @Override
+        public void close() {
+            runtime.close();
+            follower.ifPresent(KubeVirtPolicyFollower::close);
+            client.ifPresent(KubernetesClient::close);
+        }
+    }
+
+    private Serving start() throws IOException {
+        // before waiting on the KubeVirt CR: a wrong mount should fail at once
+        PluginRuntime.checkPluginDir(devicePluginDir);
+        PluginMetrics metrics = new PluginMetrics(new PrometheusRegistry());
+        PermittedConfigSource local = PermittedConfigSource.file(host.config());
+        String localDescription = host.config().map(p -> "--config " + p).orElse(PermittedConfigSource.Current.DEFAULT_POLICY.origin());
+        Optional<String> node = Optional.ofNullable(nodeName).filter(n -> !n.isBlank());
+        Optional<KubernetesClient> client = Optional.empty();
+        Optional<KubeVirtPolicyFollower> follower = Optional.empty();
+        PermittedConfigSource configs = local;
+        ScanPolicySource.ProblemSink problems = new ConfigProblemReporter(Optional.empty(), metrics)::report;
+        if (kubevirt == KubeVirtMode.auto) {
+            try {
+                client = Optional.of(new KubernetesClientBuilder().build());
+            } catch (RuntimeException e) {
+                // a broken kubeconfig must not keep the GPUs from being served
+                LoggerFactory.getLogger(ServeCommand.class).warn("--kubevirt auto: cannot set up a Kubernetes client ({}); serving {} only",
+                        e.getMessage(), localDescription);
+            }
+        }
+        if (client.isPresent()) {
+            follower = Optional.of(KubeVirtPolicyFollower.start(client.get(), node, local, localDescription, metrics, FIRST_CR_READING_WAIT));
+            configs = follower.get().configs();
+            problems = follower.get().problems()::report;
+        }
+        PluginRuntime runtime;
+        try {
+            ScanPolicySource source = new ScanPolicySource(new SysfsScanner(host.sysfsRoot(), host.devRoot())::scan, configs,
+                    () -> PciIds.load(host.pciIds()), Optional.of(problems));
+            runtime = PluginRuntime.start(PluginSettings.of(devicePluginDir, rescanInterval), source);
+        } catch (IOException | RuntimeException e) {
+            follower.ifPresent(KubeVirtPolicyFollower::close);
+            client.ifPresent(KubernetesClient::close);
+            throw e;
+        }
+        follower.ifPresent(f -> f.attach(runtime::rescanNow));
+        return new Serving(runtime, follower, client);
+    }
+}
