@@ -164,7 +164,9 @@ public final class HostdevPlanner {
 
         void fromVariables() {
             Map<String, String> owner = new HashMap<>();
-            for (ResourceVariable.Set variable : env.deviceVariables()) {
+            List<ResourceVariable.Set> variables = env.deviceVariables();
+            if (variables.isEmpty()) notes.add("no PCI_RESOURCE_* or MDEV_PCI_RESOURCE_* variable is set: no hostdevs");
+            for (ResourceVariable.Set variable : variables) {
                 Optional<List<String>> parsed = ids(variable, variable.name());
                 if (parsed.isEmpty()) continue;
                 List<String> ids = parsed.get();

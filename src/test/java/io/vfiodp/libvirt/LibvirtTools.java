@@ -57,7 +57,8 @@ public final class LibvirtTools {
         }
     }
 
-    private static void run(List<String> command, String xml) {
+    /** Runs a libvirt tool on {@code xml}'s file; fails with its output, or with what to install when it is missing. */
+    static void run(List<String> command, String xml) {
         Process p;
         try {
             p = new ProcessBuilder(command).redirectErrorStream(true).start();
