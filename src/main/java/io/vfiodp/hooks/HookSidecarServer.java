@@ -2,6 +2,7 @@ package io.vfiodp.hooks;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
@@ -77,6 +78,8 @@ public final class HookSidecarServer implements AutoCloseable {
         CountDownLatch stopRequested = new CountDownLatch(1);
         Server server = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollServerDomainSocketChannel.class)
+                // grpc asks for TCP keep-alive, which a unix socket lacks; netty would warn per connection
+                .withChildOption(ChannelOption.SO_KEEPALIVE, null)
                 .bossEventLoopGroup(boss)
                 .workerEventLoopGroup(workers)
                 .executor(calls)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
@@ -42,7 +43,8 @@ class HookSidecarCommandTest {
         awaitFile(socket);
         EventLoopGroup loop = new EpollEventLoopGroup(1);
         ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-                .channelType(EpollDomainSocketChannel.class).eventLoopGroup(loop).usePlaintext().build();
+                .channelType(EpollDomainSocketChannel.class)
+                .withOption(ChannelOption.SO_KEEPALIVE, null).eventLoopGroup(loop).usePlaintext().build();
         try {
             CallbacksGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).shutdown(ShutdownParams.getDefaultInstance());
         } finally {

@@ -9,6 +9,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
@@ -79,6 +80,7 @@ class HookSidecarServerTest {
         clientLoop = new EpollEventLoopGroup(1);
         channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(server.socket().toString()))
                 .channelType(EpollDomainSocketChannel.class)
+                .withOption(ChannelOption.SO_KEEPALIVE, null)
                 .eventLoopGroup(clientLoop)
                 .usePlaintext()
                 .build();
