@@ -1,0 +1,34 @@
+package io.vfiodp.policy;
+
+import io.vfiodp.host.PciAddress;
+import java.util.List;
+import java.util.Objects;
+
+/** What the policy did with one device, and why: the answer the inventory command prints. */
+public sealed interface Decision {
+
+    /**
+     * Advertised under {@code resource}; {@code notes} say what an operator should know (a
+     * repaired or disambiguated name, a companion that keeps the group from being viable).
+     */
+    record Exposed(ResourceName resource, List<String> notes) implements Decision {
+        public Exposed {
+            Objects.requireNonNull(resource, "resource");
+            notes = List.copyOf(notes);
+        }
+    }
+
+    /** Not advertised, for {@code reason}. */
+    record Skipped(String reason) implements Decision {
+        public Skipped {
+            if (reason == null || reason.isBlank()) throw new IllegalArgumentException("a skipped device needs a reason");
+        }
+    }
+
+    /** Shares an IOMMU group with exposed device {@code of} and travels with it to the VM. */
+    record Companion(PciAddress of) implements Decision {
+        public Companion {
+            Objects.requireNonNull(of, "of");
+        }
+    }
+}

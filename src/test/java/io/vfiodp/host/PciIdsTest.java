@@ -1,0 +1,148 @@
+package io.vfiodp.host;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PciIdsTest {
+
+    static final String SAMPLE = """
+            #
+            #\tList of PCI ID's
+            #
+            # Syntax:
+            # vendor  vendor_name
+            #\tdevice  device_name\t\t\t\t<-- single tab
+            #\t\tsubvendor subdevice  subsystem_name\t<-- two tabs
+
+            8086  Intel Corporation
+            \t1520  I350 Ethernet Controller Virtual Function
+            10de  NVIDIA Corporation
+            \t1eb8  TU104GL [Tesla T4]
+            \t\t10de 12a2  TU104GL [Tesla T4]
+            \t1e89  TU104 [GeForce RTX 2060]\r
+            # a comment inside the vendor block
+            \t1af1  GA100 [A100 NVSwitch]
+            15cf  Hilscher Gesellschaft für Systemautomation mbH
+            \t0000  NetPLC card
+            ffff  Illegal Vendor ID
+
+            # List of known device classes, subclasses and programming interfaces
+            C 03  Display controller
+            \t02  3D controller
+            """;
+
+    static PciIds sample() throws IOException {
+        return PciIds.parse("sample", SAMPLE.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void looksUpDeviceNamesOfAnyVendor() throws IOException {
+        PciIds ids = sample();
+        assertThat(ids.deviceName(0x10de, 0x1eb8)).contains("TU104GL [Tesla T4]");
+        assertThat(ids.deviceName(0x10de, 0x1af1)).contains("GA100 [A100 NVSwitch]");
+        assertThat(ids.deviceName(0x8086, 0x1520)).contains("I350 Ethernet Controller Virtual Function");
+    }
+
+    @Test
+    void looksUpVendorNames() throws IOException {
+        PciIds ids = sample();
+        assertThat(ids.vendorName(0x10de)).contains("NVIDIA Corporation");
+        assertThat(ids.vendorName(0x15cf)).contains("Hilscher Gesellschaft für Systemautomation mbH");
+        assertThat(ids.vendorName(0x1234)).isEmpty();
+    }
+
+    @Test
+    void unknownDeviceOrVendorHasNoName() throws IOException {
+        PciIds ids = sample();
+        assertThat(ids.deviceName(0x10de, 0x26b9)).isEmpty();
+        assertThat(ids.deviceName(0x1002, 0x1eb8)).isEmpty();
+    }
+
+    @Test
+    void subsystemLinesAreNotDevices() throws IOException {
+        // "\t\t10de 12a2" must not be read as device 10de of vendor 10de
+        assertThat(sample().deviceName(0x10de, 0x10de)).isEmpty();
+    }
+
+    @Test
+    void trailingCarriageReturnIsNotPartOfTheName() throws IOException {
+        assertThat(sample().deviceName(0x10de, 0x1e89)).contains("TU104 [GeForce RTX 2060]");
+    }
+
+    @Test
+    void classSectionIsNotReadAsVendors() throws IOException {
+        PciIds ids = sample();
+        assertThat(ids.vendorCount()).isEqualTo(4);
+        assertThat(ids.deviceName(0xffff, 0x0002)).isEmpty();
+    }
+
+    @Test
+    void readsGzipCompressedContent() throws IOException {
+        ByteArrayOutputStream gz = new ByteArrayOutputStream();
+        try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
+            out.write(SAMPLE.getBytes(StandardCharsets.UTF_8));
+        }
+        assertThat(PciIds.parse("sample.gz", gz.toByteArray()).deviceName(0x10de, 0x1eb8)).contains("TU104GL [Tesla T4]");
+    }
+
+    @Test
+    void bundledCopyKnowsTheTeslaT4() throws IOException {
+        PciIds ids = PciIds.bundled();
+        assertThat(ids.source()).isEqualTo("bundled pci.ids (jar:/pci.ids.gz)");
+        assertThat(ids.deviceName(0x10de, 0x1eb8)).contains("TU104GL [Tesla T4]");
+        assertThat(ids.deviceName(0x10de, 0x1f08)).contains("TU106 [GeForce RTX 2060 Rev. A]");
+    }
+
+    @Test
+    void explicitFileWins(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("my.ids");
+        Files.writeString(file, "10de  NVIDIA Corporation\n\t1eb8  Renamed T4\n");
+        Path system = dir.resolve("system.ids");
+        Files.writeString(system, SAMPLE);
+        PciIds ids = PciIds.load(Optional.of(file), List.of(system));
+        assertThat(ids.source()).isEqualTo(file.toString());
+        assertThat(ids.deviceName(0x10de, 0x1eb8)).contains("Renamed T4");
+    }
+
+    @Test
+    void missingExplicitFileIsAnErrorNamingIt(@TempDir Path dir) {
+        Path missing = dir.resolve("nope.ids");
+        assertThatThrownBy(() -> PciIds.load(Optional.of(missing), List.of()))
+                .isInstanceOf(IOException.class)
+                .hasMessage("cannot read pci.ids database " + missing + ": no such file");
+    }
+
+    @Test
+    void explicitFileThatIsNotPciIdsIsAnErrorNamingIt(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("garbage");
+        Files.writeString(file, "hello\nworld\n");
+        assertThatThrownBy(() -> PciIds.load(Optional.of(file), List.of()))
+                .isInstanceOf(IOException.class)
+                .hasMessage("pci.ids database " + file + " has no vendor lines ('vvvv  Vendor name'): not a pci.ids file");
+    }
+
+    @Test
+    void firstExistingSystemLocationIsUsed(@TempDir Path dir) throws IOException {
+        Path second = dir.resolve("hwdata.ids");
+        Files.writeString(second, SAMPLE);
+        PciIds ids = PciIds.load(Optional.empty(), List.of(dir.resolve("misc.ids"), second, dir.resolve("share.ids")));
+        assertThat(ids.source()).isEqualTo(second.toString());
+    }
+
+    @Test
+    void bundledCopyWhenNoSystemFileExists(@TempDir Path dir) throws IOException {
+        PciIds ids = PciIds.load(Optional.empty(), List.of(dir.resolve("misc.ids")));
+        assertThat(ids.source()).isEqualTo("bundled pci.ids (jar:/pci.ids.gz)");
+    }
+}
