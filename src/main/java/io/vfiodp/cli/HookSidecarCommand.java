@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Option;
 
 @Command(name = "hook-sidecar",
@@ -18,6 +20,8 @@ import picocli.CommandLine.Option;
                     + "for this container's PCI_RESOURCE_*/MDEV_PCI_RESOURCE_* variables into the domain, idempotently.",
             "Runs until virt-launcher calls Shutdown or the process gets SIGTERM; removes its socket on the way out."})
 final class HookSidecarCommand implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HookSidecarCommand.class);
 
     @Option(names = "--socket-dir", paramLabel = "DIR", defaultValue = "/var/run/kubevirt-hooks",
             description = "Directory virt-launcher scans for hook sockets (default: ${DEFAULT-VALUE}).")
@@ -39,6 +43,7 @@ final class HookSidecarCommand implements Callable<Integer> {
         // SIGTERM runs shutdown hooks: stop serving and remove the socket before the JVM halts.
         Thread onSigterm = new Thread(server::close, "hook-sidecar-sigterm");
         Runtime.getRuntime().addShutdownHook(onSigterm);
+        LOG.info("hook sidecar ready; it stops when virt-launcher calls Shutdown or on SIGTERM");
         server.awaitStopRequest();
         server.close();
         try {

@@ -34,6 +34,14 @@ class HookSidecarCommandTest {
         }
     }
 
+    static void awaitLine(Path log, String text) throws InterruptedException, IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!Files.exists(log) || !Files.readString(log, StandardCharsets.UTF_8).contains(text)) {
+            if (System.nanoTime() > deadline) throw new AssertionError("'" + text + "' did not appear in " + log + " within 30 s");
+            Thread.sleep(20);
+        }
+    }
+
     @Test
     void shutdownFromVirtLauncherEndsTheCommandWithStatusZeroAndRemovesTheSocket() throws Exception {
         Path socket = dir.resolve("vfio-device-plugin.sock");
@@ -46,7 +54,9 @@ class HookSidecarCommandTest {
                 .channelType(EpollDomainSocketChannel.class)
                 .withOption(ChannelOption.SO_KEEPALIVE, null).eventLoopGroup(loop).usePlaintext().build();
         try {
-            CallbacksGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS).shutdown(ShutdownParams.getDefaultInstance());
+            // the socket file exists from bind(), a moment before the server listens
+            CallbacksGrpc.newBlockingStub(channel).withWaitForReady().withDeadlineAfter(10, TimeUnit.SECONDS)
+                    .shutdown(ShutdownParams.getDefaultInstance());
         } finally {
             channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
             loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
@@ -66,7 +76,8 @@ class HookSidecarCommandTest {
                 .redirectOutput(log.toFile())
                 .start();
         try {
-            awaitFile(socket);
+            awaitLine(log, "hook sidecar ready");
+            assertThat(Files.exists(socket)).isTrue();
             p.destroy(); // SIGTERM
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("sidecar exits after SIGTERM").isTrue();
             assertThat(p.exitValue()).isEqualTo(143);
