@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import javax.xml.stream.XMLStreamConstants;
@@ -50,7 +51,7 @@ final class DomainDocument {
                            Map<PciAddress, String> guestPciAddresses, Set<String> aliases,
                            int firstDeviceStart, int firstDomainChildStart) {
         this.text = text;
-        this.devices = devices;
+        this.devices = Objects.requireNonNull(devices, "devices");
         this.hostdevs = List.copyOf(hostdevs);
         this.guestPciAddresses = Map.copyOf(guestPciAddresses);
         this.aliases = Set.copyOf(aliases);
@@ -131,8 +132,6 @@ final class DomainDocument {
                 switch (event) {
                     case XMLStreamConstants.DTD -> throw new DomainXmlException(
                             "domain XML has a DOCTYPE: DTDs and entity declarations are refused, nothing in them is expanded");
-                    case XMLStreamConstants.ENTITY_REFERENCE -> throw new DomainXmlException(
-                            "domain XML references entity '&" + r.getLocalName() + ";': entities are refused");
                     case XMLStreamConstants.START_ELEMENT -> {
                         if (startElement()) {
                             event = r.getEventType();
@@ -144,7 +143,6 @@ final class DomainDocument {
                 }
                 event = r.next();
             }
-            if (devices == null) throw new DomainXmlException("domain XML has no </domain> end"); // unreachable for well-formed input
             return new DomainDocument(text, devices, hostdevs, guest, aliases, firstDeviceStart, firstDomainChildStart);
         }
 
@@ -165,15 +163,9 @@ final class DomainDocument {
                 if (plain && name.equals("devices")) {
                     if (devicesSeen) throw new DomainXmlException("domain XML has more than one <devices> element");
                     devicesSeen = true;
-                    if (r.isEmptyElement()) {
-                        devices = null;
-                        devicesStartTagStart = start;
-                        devicesStartTagEnd = end;
-                    } else {
-                        inDevices = true;
-                        devicesStartTagStart = start;
-                        devicesStartTagEnd = end;
-                    }
+                    inDevices = !r.isEmptyElement();
+                    devicesStartTagStart = start;
+                    devicesStartTagEnd = end;
                 }
             } else if (depth == 3 && inDevices) {
                 if (firstDeviceStart < 0) firstDeviceStart = start;

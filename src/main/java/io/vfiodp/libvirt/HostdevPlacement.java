@@ -2,6 +2,7 @@ package io.vfiodp.libvirt;
 
 import io.vfiodp.host.PciAddress;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -23,12 +25,19 @@ final class HostdevPlacement {
 
     /**
      * @param additions new hostdev elements in plan order
-     * @param changed   existing hostdevs (by index in the domain) that need rewriting
+     * @param changed   existing hostdevs that need rewriting, by ascending index in the domain
      * @param added     aliases of the additions
      * @param updated   aliases of the changed hostdevs
      */
-    record Placed(List<HostDev> additions, Map<Integer, HostDev> changed, List<String> added, List<String> updated)
-            implements Result {}
+    record Placed(List<HostDev> additions, SortedMap<Integer, HostDev> changed, List<String> added, List<String> updated)
+            implements Result {
+        Placed {
+            additions = List.copyOf(additions);
+            changed = Collections.unmodifiableSortedMap(new TreeMap<>(changed));
+            added = List.copyOf(added);
+            updated = List.copyOf(updated);
+        }
+    }
 
     /** Every reason the plan cannot go into this domain. */
     record Blocked(List<String> problems) implements Result {}
@@ -39,7 +48,7 @@ final class HostdevPlacement {
     private final Set<String> aliases;
     private final Set<String> placedKeys = new HashSet<>();
     private final List<HostDev> additions = new ArrayList<>();
-    private final Map<Integer, HostDev> changed = new TreeMap<>();
+    private final SortedMap<Integer, HostDev> changed = new TreeMap<>();
     private final List<String> added = new ArrayList<>();
     private final Set<String> updated = new LinkedHashSet<>();
     private final Set<String> problems = new LinkedHashSet<>();
