@@ -1,0 +1,125 @@
+package io.vfiodp.host;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Mediated devices: the types a parent function offers ({@code mdev_supported_types/<id>}) and
+ * the created instances ({@code bus/mdev/devices/<uuid>}). An unreadable type or instance is
+ * left out with a problem; its siblings are unaffected.
+ */
+final class MdevReader {
+
+    /** The kernel prints mdev UUIDs in lower case; KubeVirt hands them to libvirt verbatim. */
+    private static final Pattern UUID =
+            Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+    private static final int MAX_GROUP = 1 << 20;
+
+    private final ConfinedTree sys;
+
+    MdevReader(ConfinedTree sys) {
+        this.sys = sys;
+    }
+
+    /** The parent's types, sorted by id; empty when the types directory is unreadable. */
+    Optional<MdevParent> readParent(ScannedFunction.Found parent, List<ScanProblem> problems) {
+        String shownTypes = parent.shownAs() + "/mdev_supported_types";
+        List<String> ids;
+        Path typesDir;
+        try {
+            typesDir = sys.directory(parent.dir(), "mdev_supported_types", shownTypes);
+            ids = sys.list(typesDir);
+        } catch (EntryUnreadable e) {
+            problems.add(e.toProblem());
+            return Optional.empty();
+        }
+        List<MdevType> types = new ArrayList<>();
+        for (String id : ids.stream().sorted().toList()) {
+            String shown = shownTypes + "/" + id;
+            try {
+                types.add(readType(sys.directory(typesDir, id, shown), id, shown));
+            } catch (EntryUnreadable e) {
+                problems.add(e.toProblem());
+            }
+        }
+        return Optional.of(new MdevParent(parent.function().address(), types));
+    }
+
+    private MdevType readType(Path typeDir, String id, String shown) throws EntryUnreadable {
+        Set<String> names = new HashSet<>(sys.list(typeDir));
+        Optional<String> name = names.contains("name")
+                ? Optional.of(sys.attribute(typeDir, "name", shown + "/name")) : Optional.empty();
+        int available = SysfsValues.decimal(sys.attribute(typeDir, "available_instances", shown + "/available_instances"),
+                0, Integer.MAX_VALUE, shown + "/available_instances");
+        String deviceApi = sys.attribute(typeDir, "device_api", shown + "/device_api");
+        Optional<String> description = Optional.empty();
+        if (names.contains("description")) {
+            String text = sys.rawAttribute(typeDir.resolve("description"), shown + "/description").strip();
+            if (!text.isEmpty()) description = Optional.of(text);
+        }
+        return new MdevType(id, name, available, deviceApi, description);
+    }
+
+    /**
+     * Every instance under {@code bus/mdev/devices}; none when the mdev bus is absent. The
+     * real directories of their IOMMU groups are added to {@code groupDirs}.
+     */
+    List<MdevInstance> readInstances(List<ScanProblem> problems, Map<Integer, Path> groupDirs) {
+        Path devicesDir;
+        List<String> uuids;
+        try {
+            devicesDir = sys.walk("bus/mdev/devices");
+            uuids = sys.list(devicesDir);
+        } catch (EntryUnreadable e) {
+            if (!e.isMissing()) problems.add(e.toProblem());
+            return List.of();
+        }
+        List<MdevInstance> instances = new ArrayList<>();
+        for (String uuid : uuids.stream().sorted().toList()) {
+            String shown = "bus/mdev/devices/" + uuid;
+            try {
+                if (!UUID.matcher(uuid).matches()) throw new EntryUnreadable(shown, "not a lower-case mdev UUID");
+                Path dir = sys.directory(devicesDir, uuid, shown);
+                if (!dir.getFileName().toString().equals(uuid)) {
+                    throw new EntryUnreadable(shown, "link leads to " + sys.shown(dir) + ", not to this mdev");
+                }
+                PciAddress parent = PciAddress.tryParse(dir.getParent().getFileName().toString())
+                        .orElseThrow(() -> new EntryUnreadable(shown, "not below a PCI function (" + sys.shown(dir) + ")"));
+
+                Path typeDir = sys.directory(dir, "mdev_type", shown + "/mdev_type");
+                if (!typeDir.getParent().getFileName().toString().equals("mdev_supported_types")) {
+                    throw new EntryUnreadable(shown + "/mdev_type", "link leads to " + sys.shown(typeDir) + ", not to an mdev type");
+                }
+                String typeId = typeDir.getFileName().toString();
+                String typeShown = sys.shown(typeDir) + "/name";
+                Optional<String> rawName = sys.optionalRawAttribute(typeDir, "name");
+                String typeName = typeId;
+                if (rawName.isPresent()) {
+                    typeName = rawName.get().strip();
+                    if (typeName.isEmpty()) throw new EntryUnreadable(typeShown, "empty");
+                }
+
+                Path groupDir = sys.directory(dir, "iommu_group", shown + "/iommu_group");
+                if (!groupDir.getParent().getFileName().toString().equals("iommu_groups")) {
+                    throw new EntryUnreadable(shown + "/iommu_group", "link leads to " + sys.shown(groupDir) + ", not into 'iommu_groups'");
+                }
+                int group = SysfsValues.decimal(groupDir.getFileName().toString(), 0, MAX_GROUP, shown + "/iommu_group");
+                groupDirs.putIfAbsent(group, groupDir);
+                instances.add(new MdevInstance(uuid, typeId, typeName, parent, group));
+            } catch (EntryUnreadable e) {
+                problems.add(e.toProblem());
+            }
+        }
+        return instances;
+    }
+
+    static boolean isUuid(String name) {
+        return UUID.matcher(name).matches();
+    }
+}

@@ -1,0 +1,193 @@
+package io.vfiodp.host;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Reads one PCI function from {@code bus/pci/devices/<address>}.
+ *
+ * <p>Which unreadable attribute skips the function, and which only defaults:
+ * <ul>
+ *   <li>{@code vendor}, {@code device}, {@code class}: skip. Selectors and the default policy
+ *       decide on them; a guessed value could hand out the wrong device.</li>
+ *   <li>{@code subsystem_vendor}, {@code subsystem_device}, {@code revision}: default 0 with a
+ *       problem. They only describe the device; hiding a GPU for them helps nobody.</li>
+ *   <li>{@code numa_node}: missing means the kernel has no NUMA ({@code -1}, no problem);
+ *       garbage defaults to {@code -1} with a problem, as NUMA only orders preferences.</li>
+ *   <li>{@code boot_vga}: missing means not a VGA device ({@code false}); garbage counts as
+ *       {@code true} with a problem, because handing the host's console GPU to a VM takes the
+ *       console away, while keeping a GPU back is harmless.</li>
+ *   <li>every link ({@code driver}, {@code iommu_group}, {@code physfn}, {@code virtfnN},
+ *       {@code vfio-dev}) and {@code sriov_totalvfs}: skip. They decide what may be handed
+ *       out and which {@code /dev/vfio} node goes with it; there is no safe default.</li>
+ * </ul>
+ */
+final class PciFunctionReader {
+
+    private static final int MAX_GROUP = 1 << 20;
+
+    private final ConfinedTree sys;
+    private final Path devicesDir;
+
+    PciFunctionReader(ConfinedTree sys, Path devicesDir) {
+        this.sys = sys;
+        this.devicesDir = devicesDir;
+    }
+
+    ScannedFunction read(PciAddress address) {
+        String shown = "bus/pci/devices/" + address;
+        List<ScanProblem> warnings = new ArrayList<>();
+        try {
+            Path dir = sys.directory(devicesDir, address.toString(), shown);
+            if (!dir.getFileName().toString().equals(address.toString())) {
+                throw new EntryUnreadable(shown, "link leads to a device named " + dir.getFileName() + ", not " + address);
+            }
+            Set<String> names = new HashSet<>(sys.list(dir));
+            int vendor = SysfsValues.hex(sys.attribute(dir, "vendor", shown + "/vendor"), 0xffff, shown + "/vendor");
+            int device = SysfsValues.hex(sys.attribute(dir, "device", shown + "/device"), 0xffff, shown + "/device");
+            int classCode = SysfsValues.hex(sys.attribute(dir, "class", shown + "/class"), 0xffffff, shown + "/class");
+            int subVendor = hexOrZero(dir, shown, "subsystem_vendor", 0xffff, warnings);
+            int subDevice = hexOrZero(dir, shown, "subsystem_device", 0xffff, warnings);
+            int revision = hexOrZero(dir, shown, "revision", 0xff, warnings);
+
+            Optional<String> driver = Optional.empty();
+            if (names.contains("driver")) {
+                Path target = sys.directory(dir, "driver", shown + "/driver");
+                requireParentNamed(target, "drivers", shown + "/driver");
+                driver = Optional.of(target.getFileName().toString());
+            }
+
+            OptionalInt group = OptionalInt.empty();
+            Optional<Path> groupDir = Optional.empty();
+            if (names.contains("iommu_group")) {
+                Path target = sys.directory(dir, "iommu_group", shown + "/iommu_group");
+                requireParentNamed(target, "iommu_groups", shown + "/iommu_group");
+                group = OptionalInt.of(SysfsValues.decimal(target.getFileName().toString(), 0, MAX_GROUP, shown + "/iommu_group"));
+                groupDir = Optional.of(target);
+            }
+
+            int numa = -1;
+            if (names.contains("numa_node")) {
+                try {
+                    numa = SysfsValues.decimal(sys.attribute(dir, "numa_node", shown + "/numa_node"), -1, 65535, shown + "/numa_node");
+                } catch (EntryUnreadable e) {
+                    warnings.add(new ScanProblem(e.path(), e.reason() + "; NUMA node taken as -1 (none)"));
+                }
+            }
+
+            boolean bootVga = false;
+            if (names.contains("boot_vga")) {
+                String value = null;
+                try {
+                    value = sys.attribute(dir, "boot_vga", shown + "/boot_vga");
+                } catch (EntryUnreadable e) {
+                    warnings.add(new ScanProblem(e.path(), e.reason() + "; treated as the boot VGA device"));
+                    bootVga = true;
+                }
+                if (value != null) {
+                    switch (value) {
+                        case "0" -> bootVga = false;
+                        case "1" -> bootVga = true;
+                        default -> {
+                            warnings.add(new ScanProblem(shown + "/boot_vga",
+                                    "not 0 or 1: " + SysfsValues.quote(value) + "; treated as the boot VGA device"));
+                            bootVga = true;
+                        }
+                    }
+                }
+            }
+
+            Optional<PciAddress> physfn = Optional.empty();
+            if (names.contains("physfn")) physfn = Optional.of(linkedFunction(dir, "physfn", shown));
+
+            TreeMap<Integer, String> virtfnLinks = new TreeMap<>();
+            for (String name : names) {
+                if (name.startsWith("virtfn") && name.length() > 6 && name.length() <= 12 && isDigits(name, 6)) {
+                    virtfnLinks.put(Integer.parseInt(name.substring(6)), name);
+                }
+            }
+            List<PciAddress> virtfns = new ArrayList<>(virtfnLinks.size());
+            for (String link : virtfnLinks.values()) virtfns.add(linkedFunction(dir, link, shown));
+
+            OptionalInt totalVfs = OptionalInt.empty();
+            if (names.contains("sriov_totalvfs")) {
+                totalVfs = OptionalInt.of(SysfsValues.decimal(
+                        sys.attribute(dir, "sriov_totalvfs", shown + "/sriov_totalvfs"), 0, 65535, shown + "/sriov_totalvfs"));
+            }
+
+            Optional<String> cdev = Optional.empty();
+            if (names.contains("vfio-dev")) cdev = vfioCdev(dir, shown);
+
+            PciFunction function = new PciFunction(address, vendor, device, subVendor, subDevice, classCode, revision,
+                    driver, group, numa, bootVga, physfn, virtfns, totalVfs, cdev, upstreamBridges(dir));
+            return new ScannedFunction.Found(function, dir, shown, groupDir,
+                    names.contains("mdev_supported_types"), names.contains("nvidia"), warnings);
+        } catch (EntryUnreadable e) {
+            return new ScannedFunction.Skipped(e.toProblem());
+        }
+    }
+
+    private int hexOrZero(Path dir, String shown, String name, int max, List<ScanProblem> warnings) {
+        String shownAs = shown + "/" + name;
+        try {
+            return SysfsValues.hex(sys.attribute(dir, name, shownAs), max, shownAs);
+        } catch (EntryUnreadable e) {
+            warnings.add(new ScanProblem(e.path(), e.reason() + "; taken as 0"));
+            return 0;
+        }
+    }
+
+    private PciAddress linkedFunction(Path dir, String link, String shown) throws EntryUnreadable {
+        Path target = sys.directory(dir, link, shown + "/" + link);
+        String name = target.getFileName().toString();
+        return PciAddress.tryParse(name).orElseThrow(() -> new EntryUnreadable(shown + "/" + link,
+                "link leads to " + sys.shown(target) + ", not a PCI function"));
+    }
+
+    private Optional<String> vfioCdev(Path dir, String shown) throws EntryUnreadable {
+        Path vfioDev = sys.directory(dir, "vfio-dev", shown + "/vfio-dev");
+        List<String> cdevs = new ArrayList<>();
+        for (String name : sys.list(vfioDev)) {
+            if (name.startsWith("vfio") && name.length() > 4 && isDigits(name, 4)) cdevs.add(name);
+        }
+        if (cdevs.size() > 1) {
+            throw new EntryUnreadable(shown + "/vfio-dev", "more than one VFIO device: " + String.join(", ", cdevs.stream().sorted().toList()));
+        }
+        return cdevs.stream().findFirst();
+    }
+
+    /**
+     * The PCI functions whose directories enclose {@code dir}: sysfs nests every function
+     * below the bridge it sits behind ({@code devices/pci0000:00/0000:00:01.0/0000:01:00.0}).
+     */
+    private List<PciAddress> upstreamBridges(Path dir) {
+        List<PciAddress> bridges = new ArrayList<>();
+        for (Path p = dir.getParent(); p != null && p.startsWith(sys.root()) && !p.equals(sys.root()); p = p.getParent()) {
+            Optional<PciAddress> address = PciAddress.tryParse(p.getFileName().toString());
+            if (address.isEmpty()) break;
+            bridges.add(address.get());
+        }
+        return bridges;
+    }
+
+    private void requireParentNamed(Path target, String parentName, String shownAs) throws EntryUnreadable {
+        Path parent = target.getParent();
+        if (parent == null || !parent.getFileName().toString().equals(parentName)) {
+            throw new EntryUnreadable(shownAs, "link leads to " + sys.shown(target) + ", not into a '" + parentName + "' directory");
+        }
+    }
+
+    static boolean isDigits(String s, int from) {
+        for (int i = from; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') return false;
+        }
+        return from < s.length();
+    }
+}
