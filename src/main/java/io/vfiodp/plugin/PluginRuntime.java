@@ -50,6 +50,8 @@ public final class PluginRuntime implements AutoCloseable {
         if (!Files.isDirectory(settings.pluginDir())) {
             throw new IOException("device-plugin dir " + settings.pluginDir() + " does not exist (mount the kubelet's /var/lib/kubelet/device-plugins)");
         }
+        // Fails here, not on every reconcile pass, when the directory leaves no room for a socket path.
+        SocketNames.forResource(settings.pluginDir(), io.vfiodp.policy.ResourceName.of("x.io/x"));
         TargetState first = source.read();
         EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory("vfio-dp-grpc", true));
         KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDir().resolve(ReconcileLoop.KUBELET_SOCKET), group,
