@@ -32,7 +32,7 @@ public final class DemoRun {
 
     /** The bundled node: the t4-numa fixture (two Tesla T4 on two NUMA nodes, and what a real host has around them). */
     public static final String BUNDLED_NODE = "/io/vfiodp/demo/t4-numa.tree";
-    public static final List<AllocationPrinter> DEFAULT_PRINTERS = List.of(new EnvAndDeviceSpecPrinter());
+    public static final List<AllocationPrinter> DEFAULT_PRINTERS = List.of(new EnvAndDeviceSpecPrinter(), new HostdevXmlPrinter());
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     private final PrintWriter out;

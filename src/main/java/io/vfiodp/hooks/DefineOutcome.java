@@ -1,0 +1,21 @@
+package io.vfiodp.hooks;
+
+import java.util.List;
+
+/** What the hook did with one domain definition. */
+public sealed interface DefineOutcome {
+
+    /** Hostdevs were added or given guest addresses. */
+    record Changed(byte[] domainXml, List<String> added, List<String> updated) implements DefineOutcome {
+        public Changed {
+            added = List.copyOf(added);
+            updated = List.copyOf(updated);
+        }
+    }
+
+    /** The domain goes back as it came, for the reason given. */
+    record Unchanged(byte[] domainXml, String reason) implements DefineOutcome {}
+
+    /** The definition must fail: defining the VM without its devices would be worse. */
+    record Failed(String message) implements DefineOutcome {}
+}

@@ -1,0 +1,109 @@
+package io.vfiodp.libvirt;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The part of a VirtualMachineInstance the helper reads: {@code spec.domain.devices.gpus[]},
+ * then {@code hostDevices[]}, and our companions annotation.
+ *
+ * @param requests   entries in VMI order, gpus first; DRA entries ({@code claimName}) are left
+ *                   out because no env var carries their devices
+ * @param companions the {@value #COMPANIONS_ANNOTATION} annotation when present
+ */
+public record VmiDevices(List<DeviceRequest> requests, Optional<Boolean> companions) {
+
+    /** VMI annotation asking for companion functions ({@code "true"} / {@code "false"}). */
+    public static final String COMPANIONS_ANNOTATION = "vfio-device-plugin.io/companions";
+
+    public VmiDevices {
+        requests = List.copyOf(requests);
+    }
+
+    /**
+     * Parses a VMI as JSON (what virt-launcher hands a hook, {@code kubectl get vmi -o json})
+     * or YAML. Throws {@link IllegalArgumentException} naming the offending field.
+     */
+    public static VmiDevices parse(String document) {
+        JsonNode root;
+        try {
+            ObjectMapper mapper = document.stripLeading().startsWith("{") ? new ObjectMapper() : new YAMLMapper();
+            root = mapper.readTree(document);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("VMI is neither JSON nor YAML: " + e.getOriginalMessage());
+        }
+        if (root == null || !root.isObject()) throw new IllegalArgumentException("VMI must be an object");
+        List<DeviceRequest> requests = new ArrayList<>();
+        JsonNode devices = root.path("spec").path("domain").path("devices");
+        for (DeviceRequest.Section section : DeviceRequest.Section.values()) {
+            JsonNode list = devices.path(section.field());
+            if (list.isMissingNode() || list.isNull()) continue;
+            if (!list.isArray()) throw new IllegalArgumentException("VMI spec.domain.devices." + section.field() + " must be a list");
+            for (int i = 0; i < list.size(); i++) {
+                entry(section, i, list.get(i)).ifPresent(requests::add);
+            }
+        }
+        return new VmiDevices(requests, companionsAnnotation(root));
+    }
+
+    private static Optional<DeviceRequest> entry(DeviceRequest.Section section, int index, JsonNode node) {
+        String where = "VMI spec.domain.devices." + section.field() + "[" + index + "]";
+        if (!node.isObject()) throw new IllegalArgumentException(where + " must be an object");
+        String name = text(node, "name", where);
+        String deviceName = text(node, "deviceName", where);
+        if (deviceName.isEmpty() && !text(node, "claimName", where).isEmpty()) {
+            return Optional.empty();
+        }
+        if (name.isEmpty()) throw new IllegalArgumentException(where + " has no name");
+        if (deviceName.isEmpty()) throw new IllegalArgumentException(where + " '" + name + "' has no deviceName");
+        VgpuDisplay display = section == DeviceRequest.Section.GPUS
+                ? display(node.path("virtualGPUOptions"), where + ".virtualGPUOptions")
+                : new VgpuDisplay.Unspecified();
+        return Optional.of(new DeviceRequest(section, index, name, deviceName, display));
+    }
+
+    private static VgpuDisplay display(JsonNode options, String where) {
+        if (options.isMissingNode() || options.isNull()) return new VgpuDisplay.Unspecified();
+        if (!options.isObject()) throw new IllegalArgumentException(where + " must be an object");
+        JsonNode display = options.path("display");
+        if (display.isMissingNode() || display.isNull()) return new VgpuDisplay.Requested(false, Optional.empty());
+        if (!display.isObject()) throw new IllegalArgumentException(where + ".display must be an object");
+        boolean enabled = bool(display.path("enabled"), where + ".display.enabled").orElse(true);
+        JsonNode ramFb = display.path("ramFB");
+        Optional<Boolean> ramfb = Optional.empty();
+        if (!ramFb.isMissingNode() && !ramFb.isNull()) {
+            if (!ramFb.isObject()) throw new IllegalArgumentException(where + ".display.ramFB must be an object");
+            ramfb = bool(ramFb.path("enabled"), where + ".display.ramFB.enabled");
+        }
+        return new VgpuDisplay.Requested(enabled, ramfb);
+    }
+
+    private static Optional<Boolean> companionsAnnotation(JsonNode root) {
+        JsonNode value = root.path("metadata").path("annotations").path(COMPANIONS_ANNOTATION);
+        if (value.isMissingNode() || value.isNull()) return Optional.empty();
+        return switch (value.asText()) {
+            case "true" -> Optional.of(true);
+            case "false" -> Optional.of(false);
+            default -> throw new IllegalArgumentException(
+                    "VMI annotation " + COMPANIONS_ANNOTATION + " must be \"true\" or \"false\", not \"" + value.asText() + "\"");
+        };
+    }
+
+    private static String text(JsonNode node, String field, String where) {
+        JsonNode v = node.path(field);
+        if (v.isMissingNode() || v.isNull()) return "";
+        if (!v.isTextual()) throw new IllegalArgumentException(where + "." + field + " must be a string");
+        return v.asText();
+    }
+
+    private static Optional<Boolean> bool(JsonNode v, String where) {
+        if (v.isMissingNode() || v.isNull()) return Optional.empty();
+        if (!v.isBoolean()) throw new IllegalArgumentException(where + " must be true or false");
+        return Optional.of(v.asBoolean());
+    }
+}

@@ -1,0 +1,326 @@
+package io.vfiodp.libvirt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vfiodp.host.PciAddress;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+class HostdevPlannerTest {
+
+    static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
+    static final String T4_VAR = "PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4";
+    static final String A10 = "nvidia.com/GA102GL_A10";
+    static final String A10_VAR = "PCI_RESOURCE_NVIDIA_COM_GA102GL_A10";
+    static final String VGPU = "nvidia.com/GRID_T4-1Q";
+    static final String VGPU_VAR = "MDEV_PCI_RESOURCE_NVIDIA_COM_GRID_T4-1Q";
+    static final String UUID1 = "4b20d080-1b54-4048-85b3-a6a62d165c01";
+    static final String UUID2 = "4b20d080-1b54-4048-85b3-a6a62d165c02";
+    static final String UUID3 = "4b20d080-1b54-4048-85b3-a6a62d165c03";
+
+    private final HostdevPlanner planner = new HostdevPlanner();
+
+    static LauncherEnv env(String... nameValue) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i < nameValue.length; i += 2) m.put(nameValue[i], nameValue[i + 1]);
+        return LauncherEnv.of(m);
+    }
+
+    /** A VMI with the given gpus[] and hostDevices[] JSON arrays. */
+    static VmiDevices vmi(String gpus, String hostDevices) {
+        return VmiDevices.parse("{\"spec\":{\"domain\":{\"devices\":{\"gpus\":" + gpus + ",\"hostDevices\":" + hostDevices + "}}}}");
+    }
+
+    static String gpu(String name, String resource) {
+        return "{\"name\":\"" + name + "\",\"deviceName\":\"" + resource + "\"}";
+    }
+
+    static String gpu(String name, String resource, String virtualGpuOptions) {
+        return "{\"name\":\"" + name + "\",\"deviceName\":\"" + resource + "\",\"virtualGPUOptions\":" + virtualGpuOptions + "}";
+    }
+
+    List<PlannedHostdev> planned(LauncherEnv env, VmiDevices vmi) {
+        PlanOutcome outcome = planner.plan(env, Optional.of(vmi), false);
+        assertThat(outcome).isInstanceOf(PlanOutcome.Planned.class);
+        return ((PlanOutcome.Planned) outcome).hostdevs();
+    }
+
+    List<String> problems(LauncherEnv env, Optional<VmiDevices> vmi, boolean companions) {
+        PlanOutcome outcome = planner.plan(env, vmi, companions);
+        assertThat(outcome).isInstanceOf(PlanOutcome.Failed.class);
+        return ((PlanOutcome.Failed) outcome).problems();
+    }
+
+    static PlannedHostdev.Pci pci(String alias, String address, String origin) {
+        return new PlannedHostdev.Pci(alias, PciAddress.parse(address), List.of(), origin);
+    }
+
+    @Nested
+    class PositionsAsKubeVirtHandsThemOut {
+
+        @Test
+        void aSingleGpuGetsThePciAddressOfItsResourceAndTheGpuAlias() {
+            assertThat(planned(env(T4_VAR, "0000:3b:00.0"), vmi("[" + gpu("gpu0", T4) + "]", "[]")))
+                    .containsExactly(pci("ua-gpu-gpu0", "0000:3b:00.0", "gpus[0] 'gpu0' (" + T4 + ") via " + T4_VAR));
+        }
+
+        @Test
+        void theNthEntryOfAResourceTakesTheNthAddress() {
+            assertThat(planned(env(T4_VAR, "0000:3b:00.0,0000:86:00.0"), vmi("[" + gpu("a", T4) + "," + gpu("b", T4) + "]", "[]")))
+                    .extracting(h -> ((PlannedHostdev.Pci) h).source().toString())
+                    .containsExactly("0000:3b:00.0", "0000:86:00.0");
+        }
+
+        @Test
+        void positionsAreCountedPerResourceWhenTwoResourcesInterleave() {
+            LauncherEnv env = env(T4_VAR, "0000:3b:00.0,0000:3c:00.0", A10_VAR, "0000:af:00.0,0000:b0:00.0");
+            VmiDevices vmi = vmi("[" + gpu("t1", T4) + "," + gpu("a1", A10) + "," + gpu("t2", T4) + "," + gpu("a2", A10) + "]", "[]");
+            assertThat(planned(env, vmi))
+                    .extracting(h -> h.alias() + "=" + ((PlannedHostdev.Pci) h).source())
+                    .containsExactly("ua-gpu-t1=0000:3b:00.0", "ua-gpu-a1=0000:af:00.0", "ua-gpu-t2=0000:3c:00.0", "ua-gpu-a2=0000:b0:00.0");
+        }
+
+        @Test
+        void gpusAreServedBeforeHostDevicesFromOneSharedPool() {
+            VmiDevices vmi = vmi("[" + gpu("g", T4) + "]", "[" + gpu("h", T4) + "]");
+            assertThat(planned(env(T4_VAR, "0000:3b:00.0,0000:86:00.0"), vmi))
+                    .extracting(h -> h.alias() + "=" + ((PlannedHostdev.Pci) h).source())
+                    .containsExactly("ua-gpu-g=0000:3b:00.0", "ua-hostdevice-h=0000:86:00.0");
+        }
+
+        @Test
+        void aTrailingCommaInTheVariableIsIgnoredAsKubeVirtDoes() {
+            assertThat(planned(env(T4_VAR, "0000:3b:00.0,"), vmi("[" + gpu("gpu0", T4) + "]", "[]")))
+                    .extracting(PlannedHostdev::alias).containsExactly("ua-gpu-gpu0");
+        }
+
+        @Test
+        void aResourceWithAnMdevVariableBecomesAnMdevHostdev() {
+            assertThat(planned(env(VGPU_VAR, UUID1), vmi("[]", "[" + gpu("v", VGPU) + "]")))
+                    .containsExactly(new PlannedHostdev.Mdev("ua-hostdevice-v", MdevUuid.parse(UUID1), false, false,
+                            "hostDevices[0] 'v' (" + VGPU + ") via " + VGPU_VAR));
+        }
+
+        @Test
+        void aUsbResourceIsLeftToKubeVirtWithANote() {
+            PlanOutcome outcome = planner.plan(env("USB_RESOURCE_KUBEVIRT_IO_STORAGE", "1:5"),
+                    Optional.of(vmi("[]", "[" + gpu("stick", "kubevirt.io/storage") + "]")), false);
+            assertThat(outcome).isEqualTo(new PlanOutcome.Planned(List.of(),
+                    List.of("hostDevices[0] 'stick' (kubevirt.io/storage) is a USB device (USB_RESOURCE_KUBEVIRT_IO_STORAGE); KubeVirt attaches it")));
+        }
+
+        @Test
+        void draEntriesWithAClaimInsteadOfADeviceNameAreSkipped() {
+            VmiDevices vmi = VmiDevices.parse("""
+                    {"spec":{"domain":{"devices":{"gpus":[{"name":"dra","claimName":"gpu-claim","requestName":"gpu"},
+                                                          {"name":"gpu0","deviceName":"nvidia.com/TU104GL_TESLA_T4"}]}}}}""");
+            assertThat(planned(env(T4_VAR, "0000:3b:00.0"), vmi)).extracting(PlannedHostdev::alias).containsExactly("ua-gpu-gpu0");
+        }
+    }
+
+    @Nested
+    class VgpuDisplays {
+
+        List<String> displays(String gpus) {
+            return planned(env(VGPU_VAR, UUID1 + "," + UUID2 + "," + UUID3), vmi(gpus, "[]")).stream()
+                    .map(h -> (PlannedHostdev.Mdev) h)
+                    .map(m -> m.alias() + (m.display() ? " display" : "") + (m.ramfb() ? " ramfb" : ""))
+                    .toList();
+        }
+
+        @Test
+        void theFirstVgpuWithoutOptionsGetsDisplayAndRamfbTheOthersNeither() {
+            assertThat(displays("[" + gpu("v0", VGPU) + "," + gpu("v1", VGPU) + "]"))
+                    .containsExactly("ua-gpu-v0 display ramfb", "ua-gpu-v1");
+        }
+
+        @Test
+        void displayDisabledInTheVmiTurnsBothOff() {
+            assertThat(displays("[" + gpu("v0", VGPU, "{\"display\":{\"enabled\":false}}") + "]")).containsExactly("ua-gpu-v0");
+        }
+
+        @Test
+        void optionsWithoutADisplayBlockTurnTheDisplayOffAsKubeVirtDoes() {
+            assertThat(displays("[" + gpu("v0", VGPU, "{}") + "]")).containsExactly("ua-gpu-v0");
+        }
+
+        @Test
+        void anEnabledDisplayWithoutRamfbSettingGetsTheDefaultRamfb() {
+            assertThat(displays("[" + gpu("v0", VGPU, "{\"display\":{\"enabled\":true}}") + "]")).containsExactly("ua-gpu-v0 display ramfb");
+        }
+
+        @Test
+        void ramfbDisabledKeepsTheDisplay() {
+            assertThat(displays("[" + gpu("v0", VGPU, "{\"display\":{\"ramFB\":{\"enabled\":false}}}") + "]"))
+                    .containsExactly("ua-gpu-v0 display");
+        }
+
+        @Test
+        void aSecondVgpuAskingForDisplayGetsItButNotASecondDefaultRamfb() {
+            assertThat(displays("[" + gpu("v0", VGPU) + "," + gpu("v1", VGPU, "{\"display\":{\"enabled\":true}}") + "]"))
+                    .containsExactly("ua-gpu-v0 display ramfb", "ua-gpu-v1 display");
+        }
+
+        @Test
+        void anExplicitRamfbRequestWinsOverTheFirstVgpusDefault() {
+            assertThat(displays("[" + gpu("v0", VGPU) + "," + gpu("v1", VGPU, "{\"display\":{\"ramFB\":{\"enabled\":true}}}") + "]"))
+                    .containsExactly("ua-gpu-v0 display", "ua-gpu-v1 display ramfb");
+        }
+
+        @Test
+        void twoExplicitRamfbRequestsAreRefused() {
+            String both = "{\"display\":{\"ramFB\":{\"enabled\":true}}}";
+            assertThat(problems(env(VGPU_VAR, UUID1 + "," + UUID2), Optional.of(vmi("[" + gpu("v0", VGPU, both) + "," + gpu("v1", VGPU, both) + "]", "[]")), false))
+                    .containsExactly("gpus[0] 'v0' (" + VGPU + ") and gpus[1] 'v1' (" + VGPU + ") all set virtualGPUOptions.display.ramFB.enabled;"
+                            + " libvirt allows one ramfb per VM");
+        }
+
+        @Test
+        void aPassthroughGpuBeforeTheVgpuDoesNotTakeTheFirstVgpusDefault() {
+            List<PlannedHostdev> plan = planned(env(T4_VAR, "0000:3b:00.0", VGPU_VAR, UUID1),
+                    vmi("[" + gpu("pass", T4) + "," + gpu("v", VGPU) + "]", "[]"));
+            assertThat(plan.get(1)).isEqualTo(new PlannedHostdev.Mdev("ua-gpu-v", MdevUuid.parse(UUID1), true, true,
+                    "gpus[1] 'v' (" + VGPU + ") via " + VGPU_VAR));
+        }
+    }
+
+    @Nested
+    class Mismatches {
+
+        @Test
+        void moreEntriesThanAddressesNamesTheEntryAndTheVariable() {
+            assertThat(problems(env(T4_VAR, "0000:3b:00.0"), Optional.of(vmi("[" + gpu("a", T4) + "," + gpu("b", T4) + "]", "[]")), false))
+                    .containsExactly("gpus[1] 'b' (" + T4 + "): " + T4_VAR + " lists 1 device(s) ('0000:3b:00.0'), fewer than the VMI entries naming " + T4);
+        }
+
+        @Test
+        void aMissingVariableNamesBothNamesKubeVirtWouldLookFor() {
+            assertThat(problems(env(A10_VAR, "0000:af:00.0"), Optional.of(vmi("[" + gpu("gpu0", T4) + "]", "[]")), false))
+                    .containsExactly("gpus[0] 'gpu0' (" + T4 + "): neither " + T4_VAR + " nor MDEV_" + T4_VAR + " is set in the environment");
+        }
+
+        @Test
+        void aResourceInBothVariablesIsRefused() {
+            assertThat(problems(env(T4_VAR, "0000:3b:00.0", "MDEV_" + T4_VAR, UUID1), Optional.of(vmi("[" + gpu("gpu0", T4) + "]", "[]")), false))
+                    .containsExactly("gpus[0] 'gpu0' (" + T4 + "): both " + T4_VAR + " and MDEV_" + T4_VAR
+                            + " are set; a resource hands out either PCI addresses or mdev UUIDs, never both");
+        }
+
+        @Test
+        void aMalformedPciAddressIsNamedWithItsPosition() {
+            assertThat(problems(env(T4_VAR, "0000:3b:00.0,3b:00.0"), Optional.of(vmi("[" + gpu("gpu0", T4) + "]", "[]")), false))
+                    .containsExactly("gpus[0] 'gpu0' (" + T4 + "): " + T4_VAR + " item 2 '3b:00.0' is not a PCI address (expected DDDD:BB:SS.F, lower-case hex)");
+        }
+
+        @Test
+        void aMalformedUuidIsNamedWithItsPosition() {
+            assertThat(problems(env(VGPU_VAR, "not-a-uuid"), Optional.of(vmi("[" + gpu("v", VGPU) + "]", "[]")), false))
+                    .containsExactly("gpus[0] 'v' (" + VGPU + "): " + VGPU_VAR + " item 1 'not-a-uuid' is not an mdev UUID");
+        }
+
+        @Test
+        void everyProblemIsReportedAtOnceAndNothingIsPlanned() {
+            PlanOutcome outcome = planner.plan(env(T4_VAR, "0000:3b:00.0"),
+                    Optional.of(vmi("[" + gpu("a", T4) + "," + gpu("b", T4) + "," + gpu("c", A10) + "]", "[]")), false);
+            assertThat(((PlanOutcome.Failed) outcome).problems()).hasSize(2)
+                    .allSatisfy(p -> assertThat(p).matches("gpus\\[[12]\\] '[bc]' .*"));
+        }
+
+        @Test
+        void aNameThatCannotBeAnAliasIsRefused() {
+            assertThat(problems(env(T4_VAR, "0000:3b:00.0"), Optional.of(vmi("[" + gpu("gpu 0", T4) + "]", "[]")), false))
+                    .containsExactly("gpus[0] 'gpu 0' (" + T4 + "): alias 'ua-gpu-gpu 0' has characters libvirt does not allow in an alias (letters, digits, '_', '-', '.')");
+        }
+    }
+
+    @Nested
+    class WithoutAVmi {
+
+        @Test
+        void everyDeviceVariableBecomesHostdevsInVariableNameOrderWithAliasesFromResourceAndIndex() {
+            PlanOutcome outcome = planner.plan(env(T4_VAR, "0000:3b:00.0,0000:86:00.0", VGPU_VAR, UUID1, "HOME", "/root"), Optional.empty(), false);
+            assertThat(outcome).isEqualTo(new PlanOutcome.Planned(List.of(
+                    new PlannedHostdev.Mdev("ua-hostdevice-nvidia_com_grid_t4-1q-0", MdevUuid.parse(UUID1), false, false, VGPU_VAR + "[0]"),
+                    pci("ua-hostdevice-nvidia_com_tu104gl_tesla_t4-0", "0000:3b:00.0", T4_VAR + "[0]"),
+                    pci("ua-hostdevice-nvidia_com_tu104gl_tesla_t4-1", "0000:86:00.0", T4_VAR + "[1]")), List.of()));
+        }
+
+        @Test
+        void aDeviceListedTwiceIsRefused() {
+            assertThat(problems(env(T4_VAR, "0000:3b:00.0", A10_VAR, "0000:3b:00.0"), Optional.empty(), false))
+                    .containsExactly(T4_VAR + "[0]: device 0000:3b:00.0 is listed twice (also " + A10_VAR + "[0])");
+        }
+    }
+
+    @Nested
+    class Companions {
+
+        static final String COMPANIONS_VAR = "VFIO_DP_COMPANIONS_NVIDIA_COM_TU104GL_TESLA_T4";
+
+        LauncherEnv withCompanions(String companions) {
+            return env(T4_VAR, "0000:3b:00.0,0000:86:00.0", COMPANIONS_VAR, companions);
+        }
+
+        VmiDevices twoGpus(String annotation) {
+            return VmiDevices.parse("{\"metadata\":{\"annotations\":{" + annotation + "}},\"spec\":{\"domain\":{\"devices\":{\"gpus\":["
+                    + gpu("g0", T4) + "," + gpu("g1", T4) + "]}}}}");
+        }
+
+        List<List<PciAddress>> companionsOf(PlanOutcome outcome) {
+            return ((PlanOutcome.Planned) outcome).hostdevs().stream().map(h -> ((PlannedHostdev.Pci) h).companions()).toList();
+        }
+
+        @Test
+        void theVmiAnnotationAttachesEachGpusOwnCompanions() {
+            PlanOutcome outcome = planner.plan(withCompanions("0000:3b:00.0=0000:3b:00.1+0000:3b:00.2,0000:86:00.0="),
+                    Optional.of(twoGpus("\"vfio-device-plugin.io/companions\":\"true\"")), false);
+            assertThat(companionsOf(outcome)).containsExactly(
+                    List.of(PciAddress.parse("0000:3b:00.1"), PciAddress.parse("0000:3b:00.2")), List.of());
+        }
+
+        @Test
+        void theOptionAttachesCompanionsWhenTheVmiSaysNothing() {
+            PlanOutcome outcome = planner.plan(withCompanions("0000:3b:00.0=0000:3b:00.1"), Optional.of(twoGpus("")), true);
+            assertThat(companionsOf(outcome)).containsExactly(List.of(PciAddress.parse("0000:3b:00.1")), List.of());
+        }
+
+        @Test
+        void anAnnotationSayingFalseOverridesTheOption() {
+            PlanOutcome outcome = planner.plan(withCompanions("0000:3b:00.0=0000:3b:00.1"),
+                    Optional.of(twoGpus("\"vfio-device-plugin.io/companions\":\"false\"")), true);
+            assertThat(companionsOf(outcome)).containsExactly(List.of(), List.of());
+        }
+
+        @Test
+        void withoutTheCompanionsVariableThereAreNoneAndANoteSaysWhy() {
+            PlanOutcome outcome = planner.plan(env(T4_VAR, "0000:3b:00.0"), Optional.of(vmi("[" + gpu("g0", T4) + "]", "[]")), true);
+            assertThat(outcome).isEqualTo(new PlanOutcome.Planned(
+                    List.of(pci("ua-gpu-g0", "0000:3b:00.0", "gpus[0] 'g0' (" + T4 + ") via " + T4_VAR)),
+                    List.of(COMPANIONS_VAR + " is not set: no companion functions known for the devices of " + T4_VAR)));
+        }
+
+        @Test
+        void aMalformedCompanionsVariableIsRefused() {
+            assertThat(problems(withCompanions("0000:3b:00.0"), Optional.of(twoGpus("")), true))
+                    .containsExactly("gpus[0] 'g0' (" + T4 + "): " + COMPANIONS_VAR
+                            + ": companion entry '0000:3b:00.0' has no '=' (expected <device>=<fn>+<fn>)");
+        }
+
+        @Test
+        void companionsForADeviceTheMainVariableDoesNotListAreRefused() {
+            assertThat(problems(withCompanions("0000:3b:00.0=,0000:99:00.0=0000:99:00.1"), Optional.of(twoGpus("")), true))
+                    .containsExactly("gpus[0] 'g0' (" + T4 + "): " + COMPANIONS_VAR + " lists companions for 0000:99:00.0, which " + T4_VAR + " does not list");
+        }
+
+        @Test
+        void aCompanionOnAnotherSlotIsRefusedBecauseItsFunctionCannotBeMirrored() {
+            assertThat(problems(withCompanions("0000:3b:00.0=0000:3c:00.1"), Optional.of(twoGpus("")), true))
+                    .containsExactly("gpus[0] 'g0' (" + T4 + "): " + COMPANIONS_VAR + " gives 0000:3c:00.1 as a companion of 0000:3b:00.0,"
+                            + " but it is not another function of the same slot, so its guest function cannot mirror the host's");
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.vfiodp.libvirt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class VmiDevicesTest {
+
+    @Test
+    void gpusComeBeforeHostDevicesWithTheirPositionsAndDisplayOptions() {
+        VmiDevices vmi = VmiDevices.parse("""
+                {"apiVersion":"kubevirt.io/v1","kind":"VirtualMachineInstance",
+                 "metadata":{"name":"vmi-t4","annotations":{"vfio-device-plugin.io/companions":"true"}},
+                 "spec":{"domain":{"devices":{
+                   "hostDevices":[{"name":"nic","deviceName":"intel.com/E810"}],
+                   "gpus":[{"name":"gpu0","deviceName":"nvidia.com/TU104GL_TESLA_T4"},
+                           {"name":"v0","deviceName":"nvidia.com/GRID_T4-1Q",
+                            "virtualGPUOptions":{"display":{"enabled":true,"ramFB":{"enabled":false}}}}]}}}}
+                """);
+        assertThat(vmi).isEqualTo(new VmiDevices(List.of(
+                new DeviceRequest(DeviceRequest.Section.GPUS, 0, "gpu0", "nvidia.com/TU104GL_TESLA_T4", new VgpuDisplay.Unspecified()),
+                new DeviceRequest(DeviceRequest.Section.GPUS, 1, "v0", "nvidia.com/GRID_T4-1Q", new VgpuDisplay.Requested(true, Optional.of(false))),
+                new DeviceRequest(DeviceRequest.Section.HOST_DEVICES, 0, "nic", "intel.com/E810", new VgpuDisplay.Unspecified())),
+                Optional.of(true)));
+    }
+
+    @Test
+    void yamlIsReadToo() {
+        VmiDevices vmi = VmiDevices.parse("""
+                spec:
+                  domain:
+                    devices:
+                      gpus:
+                      - name: gpu0
+                        deviceName: nvidia.com/TU104GL_TESLA_T4
+                """);
+        assertThat(vmi.requests()).extracting(DeviceRequest::alias).containsExactly("ua-gpu-gpu0");
+        assertThat(vmi.companions()).isEmpty();
+    }
+
+    @Test
+    void anEntryWithoutDeviceNameOrClaimIsRefusedNamingIt() {
+        assertThatThrownBy(() -> VmiDevices.parse("{\"spec\":{\"domain\":{\"devices\":{\"gpus\":[{\"name\":\"gpu0\"}]}}}}"))
+                .hasMessage("VMI spec.domain.devices.gpus[0] 'gpu0' has no deviceName");
+    }
+
+    @Test
+    void aDisplayFlagThatIsNotABooleanIsRefusedNamingItsPath() {
+        assertThatThrownBy(() -> VmiDevices.parse("{\"spec\":{\"domain\":{\"devices\":{\"gpus\":[{\"name\":\"v\",\"deviceName\":\"a.b/c\","
+                + "\"virtualGPUOptions\":{\"display\":{\"enabled\":\"yes\"}}}]}}}}"))
+                .hasMessage("VMI spec.domain.devices.gpus[0].virtualGPUOptions.display.enabled must be true or false");
+    }
+
+    @Test
+    void aCompanionsAnnotationOtherThanTrueOrFalseIsRefused() {
+        assertThatThrownBy(() -> VmiDevices.parse("{\"metadata\":{\"annotations\":{\"vfio-device-plugin.io/companions\":\"yes\"}}}"))
+                .hasMessage("VMI annotation vfio-device-plugin.io/companions must be \"true\" or \"false\", not \"yes\"");
+    }
+
+    @Test
+    void textThatIsNeitherJsonNorYamlIsRefused() {
+        assertThatThrownBy(() -> VmiDevices.parse("{\"spec\": ")).hasMessageStartingWith("VMI is neither JSON nor YAML: ");
+    }
+}
