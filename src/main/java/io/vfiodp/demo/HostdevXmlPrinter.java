@@ -8,7 +8,7 @@ import io.vfiodp.libvirt.PlanOutcome;
 import io.vfiodp.libvirt.VgpuDisplay;
 import io.vfiodp.libvirt.VmiDevices;
 import io.vfiodp.libvirt.XmlOutcome;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.IntStream;
@@ -24,7 +24,7 @@ final class HostdevXmlPrinter implements AllocationPrinter {
     private final HostdevXml xml = new HostdevXml();
 
     @Override
-    public void print(DemoAllocation allocation, PrintStream out) {
+    public void print(DemoAllocation allocation, PrintWriter out) {
         List<DeviceRequest> gpus = IntStream.range(0, allocation.deviceIds().size())
                 .mapToObj(i -> new DeviceRequest(DeviceRequest.Section.GPUS, i, "gpu" + i, allocation.resource().value(),
                         new VgpuDisplay.Unspecified()))

@@ -7,9 +7,8 @@ import io.vfiodp.policy.DeviceKind;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.DeviceSpec;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -17,9 +16,11 @@ import org.junit.jupiter.api.Test;
 class HostdevXmlPrinterTest {
 
     static String print(DemoAllocation allocation) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        new HostdevXmlPrinter().print(allocation, new PrintStream(bytes, true, StandardCharsets.UTF_8));
-        return bytes.toString(StandardCharsets.UTF_8);
+        StringWriter text = new StringWriter();
+        try (PrintWriter out = new PrintWriter(text)) {
+            new HostdevXmlPrinter().print(allocation, out);
+        }
+        return text.toString();
     }
 
     /** The XML part of the printout, without the demo's indentation. */
