@@ -7,11 +7,25 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "Kubernetes device plugin for VFIO passthrough of GPUs, vGPUs and permitted PCI devices to KubeVirt VMs.",
-        subcommands = {CommandLine.HelpCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, ServeCommand.class})
 public final class Main implements Runnable {
 
+    private static final java.util.Set<String> OWN_OPTIONS = java.util.Set.of("-h", "--help", "-V", "--version");
+
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        System.exit(commandLine().execute(withDefaultCommand(args)));
+    }
+
+    /**
+     * {@code serve} is the default command: a DaemonSet runs the image with options (or env
+     * vars) only. Arguments that start with an option other than help/version go to serve.
+     */
+    static String[] withDefaultCommand(String[] args) {
+        if (args.length > 0 && (!args[0].startsWith("-") || OWN_OPTIONS.contains(args[0]))) return args;
+        String[] withServe = new String[args.length + 1];
+        withServe[0] = "serve";
+        System.arraycopy(args, 0, withServe, 1, args.length);
+        return withServe;
     }
 
     /** The configured command line, shared by {@link #main} and tests. */

@@ -1,0 +1,94 @@
+package io.vfiodp.plugin;
+
+import io.vfiodp.host.PciAddress;
+import io.vfiodp.policy.DeviceKind;
+import io.vfiodp.policy.ExposedDevice;
+import io.vfiodp.policy.Health;
+import io.vfiodp.policy.KubeVirtEnv;
+import io.vfiodp.proto.deviceplugin.v1beta1.AllocateRequest;
+import io.vfiodp.proto.deviceplugin.v1beta1.AllocateResponse;
+import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
+import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
+import io.vfiodp.proto.deviceplugin.v1beta1.DeviceSpec;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The Allocate RPC as a pure function of a resource view and the kubelet's request.
+ *
+ * <p>Each container request gets the env var virt-launcher reads ({@code PCI_RESOURCE_<NAME>} or
+ * {@code MDEV_PCI_RESOURCE_<NAME>}: the requested IDs in request order) and the VFIO nodes the
+ * container needs. Every request is checked before any answer is built, so a bad ID refuses the
+ * whole call and nothing is half-allocated.
+ */
+public final class Allocation {
+
+    static final String VFIO_CONTAINER = "/dev/vfio/vfio";
+    static final String IOMMU = "/dev/iommu";
+    static final String PERMISSIONS = "mrw";
+
+    private Allocation() {}
+
+    public static RpcOutcome<AllocateResponse> allocate(ResourceView view, AllocateRequest request) {
+        if (request.getContainerRequestsCount() == 0) {
+            return RpcOutcome.invalid("Allocate " + view.name() + ": the request has no container requests");
+        }
+        List<List<ExposedDevice>> perContainer = new ArrayList<>(request.getContainerRequestsCount());
+        Map<String, Integer> takenBy = new HashMap<>();
+        for (int c = 0; c < request.getContainerRequestsCount(); c++) {
+            ContainerAllocateRequest container = request.getContainerRequests(c);
+            if (container.getDevicesIdsCount() == 0) {
+                return RpcOutcome.invalid("Allocate " + view.name() + ": container request " + c + " lists no device IDs");
+            }
+            List<ExposedDevice> devices = new ArrayList<>(container.getDevicesIdsCount());
+            for (String id : container.getDevicesIdsList()) {
+                Integer previous = takenBy.putIfAbsent(id, c);
+                if (previous != null) {
+                    return RpcOutcome.invalid("Allocate " + view.name() + ": device " + id + " is requested twice"
+                            + (previous == c ? " in container request " + c : " (container requests " + previous + " and " + c + ")"));
+                }
+                Optional<ExposedDevice> device = view.device(id);
+                if (device.isEmpty()) {
+                    return RpcOutcome.invalid("Allocate " + view.name() + ": device " + id + " "
+                            + view.ownerOf(id).map(owner -> "belongs to resource " + owner + ", not to this one").orElse("is unknown to this node"));
+                }
+                if (device.get().health() instanceof Health.Unhealthy(String reason)) {
+                    return RpcOutcome.failedPrecondition("Allocate " + view.name() + ": device " + id + " is unhealthy: " + reason);
+                }
+                devices.add(device.get());
+            }
+            perContainer.add(devices);
+        }
+        AllocateResponse.Builder response = AllocateResponse.newBuilder();
+        for (List<ExposedDevice> devices : perContainer) response.addContainerResponses(containerResponse(view, devices));
+        return new RpcOutcome.Granted<>(response.build());
+    }
+
+    private static ContainerAllocateResponse containerResponse(ResourceView view, List<ExposedDevice> devices) {
+        ContainerAllocateResponse.Builder b = ContainerAllocateResponse.newBuilder();
+        b.putEnvs(KubeVirtEnv.variableName(view.kind(), view.name()), String.join(",", devices.stream().map(ExposedDevice::id).toList()));
+        if (view.kind() == DeviceKind.PCI && devices.stream().anyMatch(d -> !d.companions().isEmpty())) {
+            // Same order as the main variable: the launcher helper pairs them by position.
+            Map<PciAddress, List<PciAddress>> companions = new LinkedHashMap<>();
+            for (ExposedDevice d : devices) companions.put(d.pciAddress(), d.companions());
+            b.putEnvs(KubeVirtEnv.companionsVariableName(view.name()), KubeVirtEnv.encodeCompanions(companions));
+        }
+        Set<String> paths = new LinkedHashSet<>();
+        paths.add(VFIO_CONTAINER);
+        for (ExposedDevice d : devices) paths.add("/dev/vfio/" + d.iommuGroup());
+        if (view.devNodes().iommu()) paths.add(IOMMU);
+        for (ExposedDevice d : devices) {
+            d.vfioCdev().filter(view.devNodes().vfioCdevs()::contains).ifPresent(cdev -> paths.add("/dev/vfio/devices/" + cdev));
+        }
+        for (String path : paths) {
+            b.addDevices(DeviceSpec.newBuilder().setHostPath(path).setContainerPath(path).setPermissions(PERMISSIONS));
+        }
+        return b.build();
+    }
+}

@@ -1,0 +1,161 @@
+package io.vfiodp.plugin;
+
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.vfiodp.proto.deviceplugin.v1beta1.AllocateRequest;
+import io.vfiodp.proto.deviceplugin.v1beta1.AllocateResponse;
+import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
+import io.vfiodp.proto.deviceplugin.v1beta1.DevicePluginGrpc;
+import io.vfiodp.proto.deviceplugin.v1beta1.DevicePluginOptions;
+import io.vfiodp.proto.deviceplugin.v1beta1.Empty;
+import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
+import io.vfiodp.proto.deviceplugin.v1beta1.PreferredAllocationRequest;
+import io.vfiodp.proto.deviceplugin.v1beta1.PreferredAllocationResponse;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The kubelet-facing handlers of one resource. Unary calls read the current view through one
+ * volatile field and answer on the transport thread. ListAndWatch streams are owned by the
+ * reconcile thread: opening and cancelling a stream only hands it over, so every message on a
+ * stream is sent by that one thread.
+ */
+final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
+
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.plugin");
+
+    static final DevicePluginOptions OPTIONS = DevicePluginOptions.newBuilder()
+            .setGetPreferredAllocationAvailable(true)
+            .setPreStartRequired(false)
+            .build();
+
+    private final Executor reconcileThread;
+    private volatile ResourceView view;
+    // Confined to the reconcile thread.
+    private final Set<ServerCallStreamObserver<ListAndWatchResponse>> streams = new LinkedHashSet<>();
+    private boolean closed;
+
+    DevicePluginService(ResourceView initial, Executor reconcileThread) {
+        this.view = initial;
+        this.reconcileThread = reconcileThread;
+    }
+
+    ResourceView view() {
+        return view;
+    }
+
+    /** Reconcile thread only. Sends the new list to every stream when what the kubelet sees changed. */
+    boolean publish(ResourceView next) {
+        ResourceView previous = view;
+        view = next;
+        boolean changed = !previous.listAndWatchResponse().equals(next.listAndWatchResponse());
+        if (changed) {
+            for (var s : streams) send(s, next.listAndWatchResponse());
+        }
+        return changed;
+    }
+
+    /** Reconcile thread only. */
+    int openStreams() {
+        return streams.size();
+    }
+
+    /** Reconcile thread only: ends every stream, after a last empty list when {@code finalEmpty}. */
+    void closeStreams(boolean finalEmpty) {
+        closed = true;
+        for (var s : streams) {
+            try {
+                if (finalEmpty) s.onNext(ListAndWatchResponse.getDefaultInstance());
+                s.onCompleted();
+            } catch (RuntimeException e) {
+                log.debug("{}: stream already gone while closing: {}", view.name(), e.toString());
+            }
+        }
+        streams.clear();
+    }
+
+    @Override
+    public void getDevicePluginOptions(Empty request, StreamObserver<DevicePluginOptions> response) {
+        response.onNext(OPTIONS);
+        response.onCompleted();
+    }
+
+    @Override
+    public void listAndWatch(Empty request, StreamObserver<ListAndWatchResponse> response) {
+        var stream = (ServerCallStreamObserver<ListAndWatchResponse>) response;
+        stream.setOnCancelHandler(() -> handOver(() -> {
+            if (streams.remove(stream)) log.info("{}: kubelet closed a ListAndWatch stream ({} open)", view.name(), streams.size());
+        }));
+        boolean accepted = handOver(() -> {
+            if (closed || stream.isCancelled()) {
+                stream.onCompleted();
+                return;
+            }
+            streams.add(stream);
+            send(stream, view.listAndWatchResponse());
+            log.info("{}: ListAndWatch stream opened ({} open), sent {} devices", view.name(), streams.size(),
+                    view.listAndWatchResponse().getDevicesCount());
+        });
+        if (!accepted) stream.onError(Status.UNAVAILABLE.withDescription("device plugin is shutting down").asRuntimeException());
+    }
+
+    @Override
+    public void getPreferredAllocation(PreferredAllocationRequest request, StreamObserver<PreferredAllocationResponse> response) {
+        ResourceView v = view;
+        switch (PreferredAllocation.prefer(v, request)) {
+            case RpcOutcome.Granted<PreferredAllocationResponse> g -> {
+                log.info("{}: preferred allocation {}", v.name(), g.response().getContainerResponsesList().stream()
+                        .map(c -> c.getDeviceIDsList().toString()).toList());
+                response.onNext(g.response());
+                response.onCompleted();
+            }
+            case RpcOutcome.Refused<PreferredAllocationResponse> r -> {
+                log.warn("{}", r.message());
+                response.onError(r.asException());
+            }
+        }
+    }
+
+    @Override
+    public void allocate(AllocateRequest request, StreamObserver<AllocateResponse> response) {
+        ResourceView v = view;
+        switch (Allocation.allocate(v, request)) {
+            case RpcOutcome.Granted<AllocateResponse> g -> {
+                if (log.isInfoEnabled()) {
+                    for (ContainerAllocateRequest c : request.getContainerRequestsList()) {
+                        log.info("{}: allocated {}", v.name(), String.join(",", c.getDevicesIdsList()));
+                    }
+                }
+                response.onNext(g.response());
+                response.onCompleted();
+            }
+            case RpcOutcome.Refused<AllocateResponse> r -> {
+                log.warn("{}", r.message());
+                response.onError(r.asException());
+            }
+        }
+    }
+
+    private boolean handOver(Runnable task) {
+        try {
+            reconcileThread.execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    private void send(ServerCallStreamObserver<ListAndWatchResponse> stream, ListAndWatchResponse message) {
+        try {
+            stream.onNext(message);
+        } catch (RuntimeException e) {
+            // A stream the kubelet just dropped; its cancel handler removes it.
+            log.debug("{}: ListAndWatch send failed: {}", view.name(), e.toString());
+        }
+    }
+}

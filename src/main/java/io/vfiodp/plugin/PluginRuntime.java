@@ -1,0 +1,127 @@
+package io.vfiodp.plugin;
+
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running device plugin: one epoll event loop shared by every server and registration
+ * call, the reconcile loop, the directory watch and the periodic rescan. Threads, all daemon:
+ * {@code vfio-dp-grpc-*} (one), {@value ReconcileLoop#THREAD_NAME}, {@value PluginDirWatch#THREAD_NAME},
+ * {@value #RESCAN_THREAD}. {@link #close()} ends them all and leaves no socket of ours behind.
+ */
+public final class PluginRuntime implements AutoCloseable {
+
+    static final String RESCAN_THREAD = "vfio-dp-rescan";
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.plugin");
+
+    private final EpollEventLoopGroup group;
+    private final KubeletRegistrar registrar;
+    private final ReconcileLoop loop;
+    private final PluginDirWatch watch;
+    private final ScheduledExecutorService rescan;
+    private final NodeStateSource source;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final CountDownLatch done = new CountDownLatch(1);
+
+    private PluginRuntime(EpollEventLoopGroup group, KubeletRegistrar registrar, ReconcileLoop loop, PluginDirWatch watch,
+                          ScheduledExecutorService rescan, NodeStateSource source) {
+        this.group = group;
+        this.registrar = registrar;
+        this.loop = loop;
+        this.watch = watch;
+        this.rescan = rescan;
+        this.source = source;
+    }
+
+    /**
+     * Reads the first state on the calling thread (so a bad configuration fails here, loudly),
+     * then serves it and rescans every {@link PluginSettings#rescanInterval()}.
+     */
+    public static PluginRuntime start(PluginSettings settings, NodeStateSource source) throws IOException {
+        if (!Files.isDirectory(settings.pluginDir())) {
+            throw new IOException("device-plugin dir " + settings.pluginDir() + " does not exist (mount the kubelet's /var/lib/kubelet/device-plugins)");
+        }
+        // Fails here, not on every reconcile pass, when the directory leaves no room for a socket path.
+        SocketNames.forResource(settings.pluginDir(), io.vfiodp.policy.ResourceName.of("x.io/x"));
+        TargetState first = source.read();
+        EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory("vfio-dp-grpc", true));
+        KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDir().resolve(ReconcileLoop.KUBELET_SOCKET), group,
+                settings.registrationTimeout());
+        ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(), settings.safetyCheck());
+        PluginDirWatch watch;
+        try {
+            watch = PluginDirWatch.start(settings.pluginDir(), loop::requestCheck);
+        } catch (IOException e) {
+            loop.close();
+            registrar.close();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            throw e;
+        }
+        ScheduledThreadPoolExecutor rescan = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, RESCAN_THREAD);
+            t.setDaemon(true);
+            return t;
+        });
+        PluginRuntime runtime = new PluginRuntime(group, registrar, loop, watch, rescan, source);
+        loop.apply(first);
+        long every = settings.rescanInterval().toMillis();
+        rescan.scheduleWithFixedDelay(runtime::rescanOnce, every, every, TimeUnit.MILLISECONDS);
+        return runtime;
+    }
+
+    /** The reconcile loop, to feed it states, health reports and triggers. */
+    public ReconcileLoop loop() {
+        return loop;
+    }
+
+    /** Rescans now, on the rescan thread, instead of waiting for the next period. */
+    public void rescanNow() {
+        if (!closed.get()) rescan.execute(this::rescanOnce);
+    }
+
+    private void rescanOnce() {
+        try {
+            loop.apply(source.read());
+        } catch (RuntimeException e) {
+            log.warn("rescan failed, keeping the previous state: {}", e.getMessage());
+        }
+    }
+
+    /** Blocks until {@link #close()} has finished. */
+    public void awaitClosed() throws InterruptedException {
+        done.await();
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            try {
+                done.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return;
+        }
+        try {
+            rescan.shutdownNow();
+            watch.close();
+            loop.close();
+            registrar.close();
+            rescan.awaitTermination(2, TimeUnit.SECONDS);
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(3, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            done.countDown();
+        }
+    }
+}

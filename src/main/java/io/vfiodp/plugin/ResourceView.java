@@ -1,0 +1,121 @@
+package io.vfiodp.plugin;
+
+import io.vfiodp.host.DevNodes;
+import io.vfiodp.policy.DesiredResource;
+import io.vfiodp.policy.DeviceKind;
+import io.vfiodp.policy.ExposedDevice;
+import io.vfiodp.policy.Health;
+import io.vfiodp.policy.ResourceName;
+import io.vfiodp.proto.deviceplugin.v1beta1.Device;
+import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
+import io.vfiodp.proto.deviceplugin.v1beta1.NUMANode;
+import io.vfiodp.proto.deviceplugin.v1beta1.TopologyInfo;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Everything a resource's gRPC handlers may read, frozen: its devices (with health), the
+ * {@code /dev} nodes the host showed, and which resource owns every other device ID of the node
+ * (to tell the kubelet "that ID belongs to another resource" rather than just "unknown").
+ * Built only by the reconcile loop; handlers see it through one volatile reference.
+ */
+public final class ResourceView {
+
+    private final ResourceName name;
+    private final DeviceKind kind;
+    private final Map<String, ExposedDevice> devices;
+    private final DevNodes devNodes;
+    private final Map<String, ResourceName> owners;
+    private final ListAndWatchResponse listAndWatch;
+
+    public ResourceView(DesiredResource resource, DevNodes devNodes, Map<String, ResourceName> owners) {
+        this.name = resource.name();
+        this.kind = resource.kind();
+        Map<String, ExposedDevice> byId = new LinkedHashMap<>();
+        for (ExposedDevice d : resource.devices()) byId.put(d.id(), d);
+        this.devices = Collections.unmodifiableMap(byId);
+        this.devNodes = Objects.requireNonNull(devNodes, "devNodes");
+        this.owners = Map.copyOf(owners);
+        this.listAndWatch = wireList(resource);
+    }
+
+    /** A view of every resource of {@code target}, with {@code healthOverrides} laid over the policy's health. */
+    public static SortedMap<ResourceName, ResourceView> allOf(TargetState target, Map<String, Health> healthOverrides) {
+        Map<String, ResourceName> owners = new HashMap<>();
+        for (DesiredResource r : target.desired().resources().values()) {
+            for (ExposedDevice d : r.devices()) owners.put(d.id(), r.name());
+        }
+        Map<String, ResourceName> frozenOwners = Map.copyOf(owners);
+        SortedMap<ResourceName, ResourceView> views = new TreeMap<>();
+        for (DesiredResource r : target.desired().resources().values()) {
+            views.put(r.name(), new ResourceView(withOverrides(r, healthOverrides), target.devNodes(), frozenOwners));
+        }
+        return views;
+    }
+
+    // A policy verdict of Unhealthy wins: an override can only take a device out of service.
+    private static DesiredResource withOverrides(DesiredResource r, Map<String, Health> overrides) {
+        if (overrides.isEmpty()) return r;
+        boolean touched = false;
+        var devices = new java.util.ArrayList<ExposedDevice>(r.devices().size());
+        for (ExposedDevice d : r.devices()) {
+            Health o = overrides.get(d.id());
+            if (o != null && !o.isHealthy() && d.health().isHealthy()) {
+                devices.add(d.withHealth(o));
+                touched = true;
+            } else {
+                devices.add(d);
+            }
+        }
+        return touched ? new DesiredResource(r.name(), r.kind(), devices) : r;
+    }
+
+    private static ListAndWatchResponse wireList(DesiredResource resource) {
+        ListAndWatchResponse.Builder b = ListAndWatchResponse.newBuilder();
+        for (ExposedDevice d : resource.devices()) {
+            Device.Builder dev = Device.newBuilder().setID(d.id()).setHealth(d.health().wireValue());
+            if (d.numaNode() >= 0) {
+                dev.setTopology(TopologyInfo.newBuilder().addNodes(NUMANode.newBuilder().setID(d.numaNode())));
+            }
+            b.addDevices(dev);
+        }
+        return b.build();
+    }
+
+    public ResourceName name() {
+        return name;
+    }
+
+    public DeviceKind kind() {
+        return kind;
+    }
+
+    /** Devices by ID, in the order policy listed them. */
+    public Map<String, ExposedDevice> devices() {
+        return devices;
+    }
+
+    public Optional<ExposedDevice> device(String id) {
+        return Optional.ofNullable(devices.get(id));
+    }
+
+    public DevNodes devNodes() {
+        return devNodes;
+    }
+
+    /** The resource serving {@code id}, if any resource on this node does. */
+    public Optional<ResourceName> ownerOf(String id) {
+        return Optional.ofNullable(owners.get(id));
+    }
+
+    /** The message ListAndWatch sends for this view. */
+    public ListAndWatchResponse listAndWatchResponse() {
+        return listAndWatch;
+    }
+}

@@ -1,0 +1,51 @@
+package io.vfiodp.plugin;
+
+import io.vfiodp.policy.ResourceName;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * Socket file names for our per-resource servers: {@code vfio-dp-<domain>_<name>.sock}.
+ *
+ * <p>Never {@code kubevirt-*}: KubeVirt's virt-handler and NVIDIA's plugin own that prefix. A
+ * valid resource name has exactly one {@code /} and no {@code _} in its domain, so replacing the
+ * {@code /} by {@code _} keeps names distinct. Unix socket paths hold at most 107 bytes; a name
+ * that would not fit is cut and tagged with a hash of the full resource name, which keeps it
+ * stable across restarts and distinct from its neighbours.
+ */
+public final class SocketNames {
+
+    public static final String PREFIX = "vfio-dp-";
+    public static final String SUFFIX = ".sock";
+    public static final int MAX_PATH_BYTES = 107;
+    static final int HASH_CHARS = 10;
+
+    private SocketNames() {}
+
+    /** The socket file name for {@code resource} inside {@code dir}; throws when {@code dir} leaves no room. */
+    public static String forResource(Path dir, ResourceName resource) {
+        int dirBytes = dir.toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8).length + 1;
+        String plain = PREFIX + resource.value().replace('/', '_') + SUFFIX;
+        if (dirBytes + plain.length() <= MAX_PATH_BYTES) return plain;
+        String tag = "-" + hash(resource.value());
+        int room = MAX_PATH_BYTES - dirBytes - PREFIX.length() - tag.length() - SUFFIX.length();
+        if (room < 1) {
+            throw new IllegalArgumentException("device-plugin dir " + dir + " is too long: a socket path in it cannot stay within "
+                    + MAX_PATH_BYTES + " bytes");
+        }
+        String body = resource.value().replace('/', '_');
+        return PREFIX + body.substring(0, Math.min(room, body.length())) + tag + SUFFIX;
+    }
+
+    private static String hash(String value) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest).substring(0, HASH_CHARS);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+}

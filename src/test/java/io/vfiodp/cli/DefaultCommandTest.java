@@ -1,0 +1,81 @@
+package io.vfiodp.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class DefaultCommandTest {
+
+    @Test
+    void noArgumentsRunServe() {
+        assertThat(Main.withDefaultCommand(new String[0])).containsExactly("serve");
+    }
+
+    @Test
+    void optionsOnlyGoToServe() {
+        assertThat(Main.withDefaultCommand(new String[] {"--sysfs-root", "/host/sys"})).containsExactly("serve", "--sysfs-root", "/host/sys");
+    }
+
+    @Test
+    void aCommandOrTheTopLevelHelpIsLeftAlone() {
+        assertThat(Main.withDefaultCommand(new String[] {"demo"})).containsExactly("demo");
+        assertThat(Main.withDefaultCommand(new String[] {"--help"})).containsExactly("--help");
+        assertThat(Main.withDefaultCommand(new String[] {"-V"})).containsExactly("-V");
+    }
+
+    @Test
+    void serveOptionsHaveTheDocumentedDefaults() {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setDefaultValueProvider(new EnvDefaultProvider(Map.of()));
+
+        CommandLine.ParseResult parsed = cl.parseArgs("serve");
+        ServeCommand serve = (ServeCommand) parsed.subcommand().commandSpec().userObject();
+
+        assertThat(serve.devicePluginDir).hasToString("/var/lib/kubelet/device-plugins");
+        assertThat(serve.kubevirt).isEqualTo(KubeVirtMode.auto);
+        assertThat(serve.rescanInterval).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void serveOptionsComeFromEnvVars() {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setDefaultValueProvider(new EnvDefaultProvider(Map.of("VFIO_DP_DEVICE_PLUGIN_DIR", "/tmp/dp", "VFIO_DP_KUBEVIRT", "off",
+                "VFIO_DP_RESCAN_INTERVAL", "2m")));
+
+        ServeCommand serve = (ServeCommand) cl.parseArgs("serve").subcommand().commandSpec().userObject();
+
+        assertThat(serve.devicePluginDir).hasToString("/tmp/dp");
+        assertThat(serve.kubevirt).isEqualTo(KubeVirtMode.off);
+        assertThat(serve.rescanInterval).isEqualTo(Duration.ofMinutes(2));
+    }
+
+    @Test
+    void serveHelpSaysThatAutoBehavesLikeOffForNow() {
+        StringWriter help = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setOut(new PrintWriter(help));
+
+        cl.execute("serve", "--help");
+
+        assertThat(help.toString().replaceAll("\\s+", " ")).contains("auto behaves like off");
+    }
+
+    @Test
+    void serveWithAMissingDevicePluginDirFailsWithAClearMessage() {
+        StringWriter err = new StringWriter();
+        CommandLine cl = Main.commandLine();
+        cl.setErr(new PrintWriter(err));
+
+        int code = cl.execute("serve", "--sysfs-root", "/nonexistent/sys", "--dev-root", "/nonexistent/dev", "--device-plugin-dir",
+                "/nonexistent/device-plugins");
+
+        assertThat(code).isEqualTo(1);
+        assertThat(err.toString()).isEqualTo("vfio-device-plugin serve: device-plugin dir /nonexistent/device-plugins does not exist "
+                + "(mount the kubelet's /var/lib/kubelet/device-plugins)" + System.lineSeparator());
+    }
+}

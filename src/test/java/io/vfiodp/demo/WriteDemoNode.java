@@ -1,0 +1,22 @@
+package io.vfiodp.demo;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Regenerates the demo node bundled in the jar from the fixture it copies. Run from the project
+ * root after the fixture changes:
+ * {@code java -cp target/classes:target/test-classes io.vfiodp.demo.WriteDemoNode}.
+ */
+public final class WriteDemoNode {
+
+    static final Path FIXTURE = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
+    static final Path BUNDLED = Path.of("src/main/resources" + DemoRun.BUNDLED_NODE);
+
+    private WriteDemoNode() {}
+
+    public static void main(String[] args) throws Exception {
+        Files.writeString(BUNDLED, TreeManifest.write(FIXTURE));
+        System.out.println("wrote " + BUNDLED + " from " + FIXTURE);
+    }
+}

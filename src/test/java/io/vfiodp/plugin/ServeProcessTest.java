@@ -1,0 +1,55 @@
+package io.vfiodp.plugin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import io.vfiodp.plugin.kubelet.Watch;
+import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code serve} as its own JVM, stopped the way Kubernetes stops it: SIGTERM. */
+class ServeProcessTest {
+
+    private static final Path T4_NUMA = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
+    private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
+
+    @TempDir Path dir;
+
+    @Test
+    void sigtermSendsAFinalEmptyListRemovesTheSocketsAndExitsZero() throws Exception {
+        try (KubeletSimulator kubelet = KubeletSimulator.start(dir)) {
+            Path log = dir.resolve("serve.log");
+            Process serve = new ProcessBuilder(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+                    "-cp", System.getProperty("java.class.path"),
+                    "io.vfiodp.cli.Main",
+                    "--sysfs-root", T4_NUMA.resolve("sys").toString(),
+                    "--dev-root", T4_NUMA.resolve("dev").toString(),
+                    "--device-plugin-dir", dir.toString())
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            try {
+                kubelet.awaitRegistrations(List.of(T4), 1, Duration.ofSeconds(20));
+                Watch watch = kubelet.watch(T4);
+                watch.awaitUpdates(1, Duration.ofSeconds(5));
+
+                long t0 = System.nanoTime();
+                serve.destroy();
+                assertThat(serve.waitFor(5, TimeUnit.SECONDS)).as("exited within 5 s of SIGTERM").isTrue();
+
+                assertThat(serve.exitValue()).isZero();
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(5000);
+                assertThat(watch.awaitEnd(Duration.ofSeconds(2)).isOk()).isTrue();
+                assertThat(watch.updates()).extracting(ListAndWatchResponse::getDevicesCount).containsExactly(4, 0);
+                assertThat(Leaks.sockets(dir)).containsExactly("kubelet.sock");
+            } finally {
+                serve.destroyForcibly().waitFor();
+            }
+        }
+    }
+}
