@@ -4,6 +4,7 @@ import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
+import io.vfiodp.plugin.NodeStateSource;
 import io.vfiodp.plugin.ScanPolicySource;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -42,23 +43,34 @@ final class ServeCommand implements Callable<Integer> {
             description = "Full rescan period (e.g. 10s, 1m); a rescan that finds no change sends the kubelet nothing (default: ${DEFAULT-VALUE}; env VFIO_DP_RESCAN_INTERVAL).")
     Duration rescanInterval;
 
+    @Mixin VgpuOptions vgpu;
+
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
+        if (vgpu.dryRun()) return vgpu.printDryRun(host, spec.commandLine().getOut(), err);
         PluginRuntime runtime;
+        VgpuOptions.Managed managed = null;
         try {
-            ScanPolicySource source = new ScanPolicySource(new SysfsScanner(host.sysfsRoot(), host.devRoot())::scan, host.config(),
-                    PciIds.load(host.pciIds()));
+            SysfsScanner scanner = new SysfsScanner(host.sysfsRoot(), host.devRoot());
+            NodeStateSource source = new ScanPolicySource(scanner::scan, host.config(), PciIds.load(host.pciIds()));
+            if (vgpu.manage()) {
+                managed = vgpu.managed(host, scanner::scan, source);
+                source = managed.source();
+            }
             runtime = PluginRuntime.start(PluginSettings.of(devicePluginDir, rescanInterval), source);
         } catch (IOException | RuntimeException e) {
+            if (managed != null) managed.close();
             err.println("vfio-device-plugin serve: " + e.getMessage());
             err.flush();
             return 1;
         }
+        VgpuOptions.Managed toClose = managed;
         AtomicBoolean stoppedBySignal = new AtomicBoolean();
         Thread hook = new Thread(() -> {
             stoppedBySignal.set(true);
             runtime.close();
+            if (toClose != null) toClose.close();
             // The JVM would exit with 128+15 after a SIGTERM even though we shut down cleanly;
             // the kubelet's pod lifecycle and systemd read a non-zero status as a failure.
             Runtime.getRuntime().halt(0);
@@ -72,6 +84,7 @@ final class ServeCommand implements Callable<Integer> {
         if (!stoppedBySignal.get()) {
             Runtime.getRuntime().removeShutdownHook(hook);
             runtime.close();
+            if (toClose != null) toClose.close();
         }
         return 0;
     }
