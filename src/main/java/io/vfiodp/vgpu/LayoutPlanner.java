@@ -42,7 +42,9 @@ import java.util.function.Supplier;
  * are placed, so the caller rescans and plans again after each round until the plan is empty.
  *
  * <p><b>Removing.</b> Only vGPUs in {@link OwnedDevices} that {@link Allocated} proves free, and
- * only when they are not of their GPU's assigned type (or no type is desired any more).
+ * only when they are not of their GPU's assigned type (or no type is desired any more). An SR-IOV
+ * VF whose type no sibling's {@code creatable_vgpu_types} names any more (all VFs placed) is left
+ * alone: its type cannot be matched against the desired names.
  */
 public final class LayoutPlanner {
 
@@ -135,7 +137,8 @@ public final class LayoutPlanner {
             for (VgpuVf vf : gpu.getValue()) {
                 if (vf.currentTypeId() == 0 || (type != null && vf.currentTypeId() == type.id())) continue;
                 String id = vf.address().toString();
-                if (owned.vfs().contains(vf.address()) && !allocated.mayBeInUse(id)) {
+                // A type no creatable list names any more cannot be judged unwanted: leave it.
+                if (vf.typeName().isPresent() && owned.vfs().contains(vf.address()) && !allocated.mayBeInUse(id)) {
                     writes.add(new PlannedWrite.ClearVgpuType(vf.address(), vf.physfn(), vf.currentTypeId(),
                             vf.typeName().orElse(Integer.toString(vf.currentTypeId()))));
                 }

@@ -82,7 +82,11 @@ public final class StateFile {
                 Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
             }
         } catch (IOException e) {
-            Files.deleteIfExists(tmp);
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException ignored) {
+                // The write error below is the one to report.
+            }
             throw new IOException("cannot write state file " + file + ": " + e, e);
         }
     }
