@@ -72,6 +72,12 @@ public final class LayoutManager {
                     owned = Optional.of(mine);
                 }
                 lastStateError = null;
+                List<String> blocked = LayoutPlanner.blocked(snapshot, desired);
+                if (failures.isEmpty() && !blocked.isEmpty()) {
+                    String message = "layout not reachable: " + String.join("; ", blocked) + " (not ours or in use; left alone)";
+                    events.state(LayoutState.FAILED, message);
+                    return new Outcome(LayoutState.FAILED, writes, message);
+                }
                 if (failures.isEmpty()) {
                     String message = writes == 0 ? "layout in place: " + String.join(", ", desired) : writes + " write(s) made; layout in place";
                     events.state(LayoutState.SUCCESS, message);

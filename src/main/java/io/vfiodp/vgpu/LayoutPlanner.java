@@ -69,6 +69,26 @@ public final class LayoutPlanner {
         return out;
     }
 
+    /**
+     * GPUs that cannot take their assigned type because they carry vGPUs of another type that
+     * are not ours or are in use, one line each: the layout is then not reached, by design.
+     */
+    public static List<String> blocked(HostSnapshot snapshot, List<String> desired) {
+        List<String> out = new ArrayList<>();
+        mdevAssignments(snapshot, desired).forEach((parent, type) -> instancesOf(snapshot, parent).stream()
+                .filter(m -> !m.typeId().equals(type.id())).findFirst()
+                .ifPresent(m -> out.add("GPU " + parent + " carries " + m.typeName() + " (" + m.uuid() + ") instead of " + type.displayName())));
+        Map<PciAddress, VgpuType> vf = vfAssignments(snapshot, desired);
+        vfsByPhysfn(snapshot).forEach((physfn, vfs) -> {
+            VgpuType type = vf.get(physfn);
+            if (type == null) return;
+            vfs.stream().filter(v -> v.currentTypeId() != 0 && v.currentTypeId() != type.id()).findFirst()
+                    .ifPresent(v -> out.add("GPU " + physfn + " carries " + v.typeName().orElse("type " + v.currentTypeId())
+                            + " (VF " + v.address() + ") instead of " + type.name()));
+        });
+        return out;
+    }
+
     static boolean matches(String desired, String typeName, String typeId) {
         return desired.equals(typeName.replace(' ', '_')) || desired.equals(typeId);
     }

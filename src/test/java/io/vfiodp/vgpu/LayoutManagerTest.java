@@ -115,7 +115,10 @@ class LayoutManagerTest {
         assertThat(kernel.writes).isEmpty();
         assertThat(typesOn(T4_A)).containsExactly("GRID T4-1Q", "GRID T4-1Q", "GRID T4-1Q");
         assertThat(typesOn(T4_B)).containsExactly("GRID T4-2Q", "GRID T4-2Q");
-        assertThat(outcome.state()).isEqualTo(LayoutState.SUCCESS);
+        assertThat(outcome.state()).isEqualTo(LayoutState.FAILED);
+        assertThat(outcome.message()).isEqualTo("layout not reachable: "
+                + "GPU 0000:3b:00.0 carries GRID T4-1Q (0b2c1f6e-7a4d-4c39-8e52-3d9f0a6b1c27) instead of GRID T4-4Q; "
+                + "GPU 0000:d9:00.0 carries GRID T4-2Q (7f4a2c9e-1d3b-4a86-b5e7-2c9d0f8a6e13) instead of GRID T4-4Q (not ours or in use; left alone)");
     }
 
     @Test
