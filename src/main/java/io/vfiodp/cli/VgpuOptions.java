@@ -102,7 +102,13 @@ final class VgpuOptions {
 
     int printDryRun(HostOptions host, PrintWriter out, PrintWriter err) {
         try {
-            Optional<DesiredMdevTypes> desired = host.config().isEmpty() ? Optional.empty() : LayoutConfigFile.read(host.config().get(), Map.of());
+            Map<String, String> labels = Map.of();
+            if (nodeName != null) {
+                try (KubernetesClient c = new KubernetesClientBuilder().build()) {
+                    labels = new NodeLayoutEvents(c, nodeName, null).labels();
+                }
+            }
+            Optional<DesiredMdevTypes> desired = host.config().isEmpty() ? Optional.empty() : LayoutConfigFile.read(host.config().get(), labels);
             if (desired.isEmpty()) {
                 out.println("no vGPU layout configured: --config has no mediatedDevicesConfiguration; nothing would be written");
                 out.flush();

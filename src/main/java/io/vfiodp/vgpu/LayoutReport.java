@@ -17,6 +17,16 @@ public final class LayoutReport {
 
     private LayoutReport() {}
 
+    /**
+     * The {@code inventory} section: the layout table when {@code config} has a
+     * {@code mediatedDevicesConfiguration} (resolved for {@code nodeLabels}), else empty.
+     */
+    public static java.util.Optional<String> inventorySection(HostSnapshot snapshot, java.util.Optional<java.nio.file.Path> config,
+                                                              Map<String, String> nodeLabels) throws java.io.IOException {
+        if (config.isEmpty()) return java.util.Optional.empty();
+        return LayoutConfigFile.read(config.get(), nodeLabels).map(d -> table(snapshot, d));
+    }
+
     /** One table row per GPU that offers or carries vGPUs. */
     public static String table(HostSnapshot snapshot, DesiredMdevTypes desired) {
         SortedMap<PciAddress, String> assigned = LayoutPlanner.assignments(snapshot, desired.types());

@@ -26,6 +26,7 @@ public final class NodeLayoutEvents implements LayoutEvents {
     private String lastValue;
     private String lastError;
 
+    /** {@code recorder} may be null when only {@link #labels()} is used ({@code --dry-run}). */
     public NodeLayoutEvents(KubernetesClient client, String nodeName, NodeEventRecorder recorder) {
         this.client = client;
         this.nodeName = nodeName;
@@ -34,7 +35,7 @@ public final class NodeLayoutEvents implements LayoutEvents {
 
     @Override
     public void warn(String reason, String message) {
-        recorder.warn(reason, message);
+        if (recorder != null) recorder.warn(reason, message);
     }
 
     @Override
