@@ -1,17 +1,26 @@
 package io.vfiodp.cli;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.kubevirt.ConfigProblemReporter;
+import io.vfiodp.kubevirt.KubeVirtPolicyFollower;
+import io.vfiodp.metrics.PluginMetrics;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.plugin.NodeStateSource;
 import io.vfiodp.plugin.ScanPolicySource;
+import io.vfiodp.policy.config.PermittedConfigSource;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -35,9 +44,15 @@ final class ServeCommand implements Callable<Integer> {
     Path devicePluginDir;
 
     @Option(names = "--kubevirt", defaultValue = "auto", paramLabel = "auto|off",
-            description = "Read permittedHostDevices from the KubeVirt CR (auto) or not (off). This version does not read the CR yet: "
-                    + "auto behaves like off, so --config or the default NVIDIA naming decides (default: ${DEFAULT-VALUE}; env VFIO_DP_KUBEVIRT).")
+            description = "auto: follow permittedHostDevices in the KubeVirt CR (any namespace) live; it wins over --config while it has them, "
+                    + "and --config or the default NVIDIA naming applies while there is no CR or it cannot be read. off: never talk to the "
+                    + "Kubernetes API; --config or the default naming decides (default: ${DEFAULT-VALUE}; env VFIO_DP_KUBEVIRT).")
     KubeVirtMode kubevirt;
+
+    @Option(names = "--node-name", paramLabel = "NAME",
+            description = "This node's name: its labels select nodeMediatedDeviceTypes, and configuration problems are posted as Events on it "
+                    + "(default: env NODE_NAME, set it from the downward API spec.nodeName; env VFIO_DP_NODE_NAME).")
+    String nodeName;
 
     @Option(names = "--rescan-interval", defaultValue = "30s", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "Full rescan period (e.g. 10s, 1m); a rescan that finds no change sends the kubelet nothing (default: ${DEFAULT-VALUE}; env VFIO_DP_RESCAN_INTERVAL).")
@@ -45,47 +60,100 @@ final class ServeCommand implements Callable<Integer> {
 
     @Mixin VgpuOptions vgpu;
 
+    /** How long start-up waits for the first reading of the KubeVirt CR before serving the local configuration. */
+    private static final Duration FIRST_CR_READING_WAIT = Duration.ofSeconds(5);
+
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
-        if (vgpu.dryRun()) return vgpu.printDryRun(host, spec.commandLine().getOut(), err);
-        PluginRuntime runtime;
-        VgpuOptions.Managed managed = null;
+        if (vgpu.dryRun()) {
+            return vgpu.printDryRun(host, Optional.ofNullable(nodeName).filter(n -> !n.isBlank()), spec.commandLine().getOut(), err);
+        }
+        Serving serving;
         try {
-            SysfsScanner scanner = new SysfsScanner(host.sysfsRoot(), host.devRoot());
-            NodeStateSource source = new ScanPolicySource(scanner::scan, host.config(), PciIds.load(host.pciIds()));
-            if (vgpu.manage()) {
-                managed = vgpu.managed(host, scanner::scan, source);
-                source = managed.source();
-            }
-            runtime = PluginRuntime.start(PluginSettings.of(devicePluginDir, rescanInterval), source);
+            serving = start();
         } catch (IOException | RuntimeException e) {
-            if (managed != null) managed.close();
             err.println("vfio-device-plugin serve: " + e.getMessage());
             err.flush();
             return 1;
         }
-        VgpuOptions.Managed toClose = managed;
         AtomicBoolean stoppedBySignal = new AtomicBoolean();
         Thread hook = new Thread(() -> {
             stoppedBySignal.set(true);
-            runtime.close();
-            if (toClose != null) toClose.close();
+            serving.close();
             // The JVM would exit with 128+15 after a SIGTERM even though we shut down cleanly;
             // the kubelet's pod lifecycle and systemd read a non-zero status as a failure.
             Runtime.getRuntime().halt(0);
         }, "vfio-dp-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            runtime.awaitClosed();
+            serving.runtime().awaitClosed();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         if (!stoppedBySignal.get()) {
             Runtime.getRuntime().removeShutdownHook(hook);
-            runtime.close();
-            if (toClose != null) toClose.close();
+            serving.close();
         }
         return 0;
+    }
+
+    /** The plugin runtime and, with {@code --kubevirt auto}, what follows the KubeVirt CR; closed in that order. */
+    private record Serving(PluginRuntime runtime, Optional<KubeVirtPolicyFollower> follower, Optional<KubernetesClient> client,
+                           Optional<VgpuOptions.Managed> vgpu) implements AutoCloseable {
+        @Override
+        public void close() {
+            runtime.close();
+            vgpu.ifPresent(VgpuOptions.Managed::close);
+            follower.ifPresent(KubeVirtPolicyFollower::close);
+            client.ifPresent(KubernetesClient::close);
+        }
+    }
+
+    private Serving start() throws IOException {
+        // before waiting on the KubeVirt CR: a wrong mount should fail at once
+        PluginRuntime.checkPluginDir(devicePluginDir);
+        PluginMetrics metrics = new PluginMetrics(new PrometheusRegistry());
+        PermittedConfigSource local = PermittedConfigSource.file(host.config());
+        String localDescription = host.config().map(p -> "--config " + p).orElse(PermittedConfigSource.Current.DEFAULT_POLICY.origin());
+        Optional<String> node = Optional.ofNullable(nodeName).filter(n -> !n.isBlank());
+        Optional<KubernetesClient> client = Optional.empty();
+        Optional<KubeVirtPolicyFollower> follower = Optional.empty();
+        PermittedConfigSource configs = local;
+        ScanPolicySource.ProblemSink problems = new ConfigProblemReporter(Optional.empty(), metrics)::report;
+        if (kubevirt == KubeVirtMode.auto) {
+            try {
+                client = Optional.of(new KubernetesClientBuilder().build());
+            } catch (RuntimeException e) {
+                // a broken kubeconfig must not keep the GPUs from being served
+                LoggerFactory.getLogger(ServeCommand.class).warn("--kubevirt auto: cannot set up a Kubernetes client ({}); serving {} only",
+                        e.getMessage(), localDescription);
+            }
+        }
+        if (client.isPresent()) {
+            follower = Optional.of(KubeVirtPolicyFollower.start(client.get(), node, local, localDescription, metrics, FIRST_CR_READING_WAIT));
+            configs = follower.get().configs();
+            problems = follower.get().problems()::report;
+        }
+        PluginRuntime runtime;
+        Optional<VgpuOptions.Managed> managed = Optional.empty();
+        try {
+            SysfsScanner scanner = new SysfsScanner(host.sysfsRoot(), host.devRoot());
+            NodeStateSource source = new ScanPolicySource(scanner::scan, configs, () -> PciIds.load(host.pciIds()), Optional.of(problems));
+            if (vgpu.manage()) {
+                Optional<KubeVirtPolicyFollower> f = follower;
+                managed = Optional.of(vgpu.managed(host, scanner::scan, source, client, node,
+                        () -> f.flatMap(KubeVirtPolicyFollower::mdevTypes)));
+                source = managed.get().source();
+            }
+            runtime = PluginRuntime.start(PluginSettings.of(devicePluginDir, rescanInterval), source);
+        } catch (IOException | RuntimeException e) {
+            managed.ifPresent(VgpuOptions.Managed::close);
+            follower.ifPresent(KubeVirtPolicyFollower::close);
+            client.ifPresent(KubernetesClient::close);
+            throw e;
+        }
+        follower.ifPresent(f -> f.attach(runtime::rescanNow));
+        return new Serving(runtime, follower, client, managed);
     }
 }

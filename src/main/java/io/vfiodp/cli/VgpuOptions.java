@@ -52,10 +52,6 @@ final class VgpuOptions {
             description = "The kubelet's PodResources socket, asked which vGPUs are in use before any is removed (default: ${DEFAULT-VALUE}; env VFIO_DP_POD_RESOURCES_SOCKET).")
     Path podResourcesSocket;
 
-    @Option(names = "--node-name", paramLabel = "NAME",
-            description = "This node's name: its labels select nodeMediatedDeviceTypes, and the layout state is annotated and evented on it (env VFIO_DP_NODE_NAME).")
-    String nodeName;
-
     boolean manage() {
         return manage;
     }
@@ -64,28 +60,30 @@ final class VgpuOptions {
         return dryRun;
     }
 
-    /** The running layout management; {@link #close()} releases its client, socket loop and event thread. */
-    record Managed(NodeStateSource source, PodResourcesClient podResources, Optional<KubernetesClient> client,
-                   Optional<NodeEventRecorder> recorder) implements AutoCloseable {
+    /** The running layout management; {@link #close()} releases its socket loop and event thread. */
+    record Managed(NodeStateSource source, PodResourcesClient podResources, Optional<NodeEventRecorder> recorder) implements AutoCloseable {
         @Override
         public void close() {
             podResources.close();
             recorder.ifPresent(NodeEventRecorder::close);
-            client.ifPresent(KubernetesClient::close);
         }
     }
 
-    Managed managed(HostOptions host, Supplier<HostSnapshot> scan, NodeStateSource serving) {
-        Optional<KubernetesClient> client = Optional.empty();
+    /**
+     * Layout management around {@code serving}. The desired types come from the KubeVirt CR when it
+     * lists some for this node ({@code fromCr}), else from the {@code --config} file's block; with a
+     * client and a node name, the node's labels select {@code nodeMediatedDeviceTypes} of the file,
+     * and Events and the annotation go to the node.
+     */
+    Managed managed(HostOptions host, Supplier<HostSnapshot> scan, NodeStateSource serving, Optional<KubernetesClient> client,
+                    Optional<String> nodeName, Supplier<Optional<DesiredMdevTypes>> fromCr) {
         Optional<NodeEventRecorder> recorder = Optional.empty();
         LayoutEvents events = LayoutEvents.NONE;
         Supplier<Map<String, String>> labels = Map::of;
-        if (nodeName != null) {
-            KubernetesClient c = new KubernetesClientBuilder().build();
-            NodeEventRecorder r = new NodeEventRecorder(c, nodeName);
+        if (client.isPresent() && nodeName.isPresent()) {
+            NodeEventRecorder r = new NodeEventRecorder(client.get(), nodeName.get());
             r.start();
-            NodeLayoutEvents nodeEvents = new NodeLayoutEvents(c, nodeName, r);
-            client = Optional.of(c);
+            NodeLayoutEvents nodeEvents = new NodeLayoutEvents(client.get(), nodeName.get(), r);
             recorder = Optional.of(r);
             events = nodeEvents;
             labels = nodeEvents::labels;
@@ -95,17 +93,21 @@ final class VgpuOptions {
         LayoutManager manager = new LayoutManager(scan, podResources::allocated, new LayoutPlanner(() -> UUID.randomUUID().toString()),
                 new LayoutExecutor(host.sysfsRoot(), SysfsWriter.KERNEL, state, events), state, events);
         Supplier<Map<String, String>> nodeLabels = labels;
-        VgpuLayoutSource.DesiredSource desired = () -> host.config().isEmpty() ? Optional.empty()
-                : LayoutConfigFile.read(host.config().get(), nodeLabels.get());
-        return new Managed(new VgpuLayoutSource(desired, manager, serving), podResources, client, recorder);
+        VgpuLayoutSource.DesiredSource desired = () -> {
+            Optional<DesiredMdevTypes> cr = fromCr.get();
+            if (cr.isPresent()) return cr;
+            return host.config().isEmpty() ? Optional.empty() : LayoutConfigFile.read(host.config().get(), nodeLabels.get());
+        };
+        return new Managed(new VgpuLayoutSource(desired, manager, serving), podResources, recorder);
     }
 
-    int printDryRun(HostOptions host, PrintWriter out, PrintWriter err) {
+    /** Prints the layout the {@code --config} file asks for; with {@code nodeName}, its labels select {@code nodeMediatedDeviceTypes}. */
+    int printDryRun(HostOptions host, Optional<String> nodeName, PrintWriter out, PrintWriter err) {
         try {
             Map<String, String> labels = Map.of();
-            if (nodeName != null) {
+            if (nodeName.isPresent()) {
                 try (KubernetesClient c = new KubernetesClientBuilder().build()) {
-                    labels = new NodeLayoutEvents(c, nodeName, null).labels();
+                    labels = new NodeLayoutEvents(c, nodeName.get(), null).labels();
                 }
             }
             Optional<DesiredMdevTypes> desired = host.config().isEmpty() ? Optional.empty() : LayoutConfigFile.read(host.config().get(), labels);
