@@ -10,6 +10,7 @@ import io.vfiodp.kubevirt.KubeVirtPolicyFollower;
 import io.vfiodp.metrics.PluginMetrics;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
+import io.vfiodp.plugin.NodeStateSource;
 import io.vfiodp.plugin.ScanPolicySource;
 import io.vfiodp.policy.config.PermittedConfigSource;
 import java.io.IOException;
@@ -57,12 +58,17 @@ final class ServeCommand implements Callable<Integer> {
             description = "Full rescan period (e.g. 10s, 1m); a rescan that finds no change sends the kubelet nothing (default: ${DEFAULT-VALUE}; env VFIO_DP_RESCAN_INTERVAL).")
     Duration rescanInterval;
 
+    @Mixin VgpuOptions vgpu;
+
     /** How long start-up waits for the first reading of the KubeVirt CR before serving the local configuration. */
     private static final Duration FIRST_CR_READING_WAIT = Duration.ofSeconds(5);
 
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
+        if (vgpu.dryRun()) {
+            return vgpu.printDryRun(host, Optional.ofNullable(nodeName).filter(n -> !n.isBlank()), spec.commandLine().getOut(), err);
+        }
         Serving serving;
         try {
             serving = start();
@@ -93,11 +99,12 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /** The plugin runtime and, with {@code --kubevirt auto}, what follows the KubeVirt CR; closed in that order. */
-    private record Serving(PluginRuntime runtime, Optional<KubeVirtPolicyFollower> follower, Optional<KubernetesClient> client)
-            implements AutoCloseable {
+    private record Serving(PluginRuntime runtime, Optional<KubeVirtPolicyFollower> follower, Optional<KubernetesClient> client,
+                           Optional<VgpuOptions.Managed> vgpu) implements AutoCloseable {
         @Override
         public void close() {
             runtime.close();
+            vgpu.ifPresent(VgpuOptions.Managed::close);
             follower.ifPresent(KubeVirtPolicyFollower::close);
             client.ifPresent(KubernetesClient::close);
         }
@@ -129,16 +136,24 @@ final class ServeCommand implements Callable<Integer> {
             problems = follower.get().problems()::report;
         }
         PluginRuntime runtime;
+        Optional<VgpuOptions.Managed> managed = Optional.empty();
         try {
-            ScanPolicySource source = new ScanPolicySource(new SysfsScanner(host.sysfsRoot(), host.devRoot())::scan, configs,
-                    () -> PciIds.load(host.pciIds()), Optional.of(problems));
+            SysfsScanner scanner = new SysfsScanner(host.sysfsRoot(), host.devRoot());
+            NodeStateSource source = new ScanPolicySource(scanner::scan, configs, () -> PciIds.load(host.pciIds()), Optional.of(problems));
+            if (vgpu.manage()) {
+                Optional<KubeVirtPolicyFollower> f = follower;
+                managed = Optional.of(vgpu.managed(host, scanner::scan, source, client, node,
+                        () -> f.flatMap(KubeVirtPolicyFollower::mdevTypes)));
+                source = managed.get().source();
+            }
             runtime = PluginRuntime.start(PluginSettings.of(devicePluginDir, rescanInterval), source);
         } catch (IOException | RuntimeException e) {
+            managed.ifPresent(VgpuOptions.Managed::close);
             follower.ifPresent(KubeVirtPolicyFollower::close);
             client.ifPresent(KubernetesClient::close);
             throw e;
         }
         follower.ifPresent(f -> f.attach(runtime::rescanNow));
-        return new Serving(runtime, follower, client);
+        return new Serving(runtime, follower, client, managed);
     }
 }

@@ -29,6 +29,7 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
     private final Optional<NodeEventRecorder> events;
     private final KubeVirtConfigWatcher watcher;
     private volatile Runnable rescan = () -> { };
+    private volatile KubeVirtConfig latest = new KubeVirtConfig.NoCr();
 
     private KubeVirtPolicyFollower(KubernetesClient client, Optional<String> nodeName, PermittedConfigSource local,
             String localDescription, PluginMetrics metrics, Backoff backoff) {
@@ -71,6 +72,7 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
     }
 
     private void changed(KubeVirtConfig config) {
+        latest = config;
         configs.update(config);
         rescan.run();
     }
@@ -78,6 +80,15 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
     /** The configuration each policy pass should use: the CR's, or the local one. */
     public PermittedConfigSource configs() {
         return configs;
+    }
+
+    /**
+     * The CR's {@code mediatedDevicesConfiguration} resolved for this node, when the CR in force
+     * lists types for it; empty when there is no CR or it requests none (then {@code --config} may).
+     */
+    public Optional<DesiredMdevTypes> mdevTypes() {
+        return latest instanceof KubeVirtConfig.FromCr cr && !cr.mdevTypes().types().isEmpty()
+                ? Optional.of(cr.mdevTypes()) : Optional.empty();
     }
 
     /** Where each policy pass's configuration problems go: log once, Node Event, metric. */

@@ -20,11 +20,11 @@ import java.util.Set;
  *       {@code mediatedDeviceTypes} is empty.</li>
  * </ul>
  */
-final class MdevTypesForNode {
+public final class MdevTypesForNode {
 
     private MdevTypesForNode() {}
 
-    static DesiredMdevTypes resolve(MediatedDevicesConfiguration conf, Map<String, String> nodeLabels) {
+    public static DesiredMdevTypes resolve(MediatedDevicesConfiguration conf, Map<String, String> nodeLabels) {
         if (conf == null) return DesiredMdevTypes.NONE;
         boolean enabled = conf.getEnabled() == null || conf.getEnabled();
         List<NodeMediatedDeviceTypes> perNode = conf.getNodeMediatedDeviceTypes();

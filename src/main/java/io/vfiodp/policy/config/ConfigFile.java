@@ -46,6 +46,7 @@ public final class ConfigFile {
     // Plain field classes, not the records: Jackson buffers unknown properties of a record
     // (creator-based) and replays them without their location, and the warnings need the line.
     @SuppressWarnings("unused")
+    @JsonIgnoreProperties({"mediatedDevicesConfiguration"}) // read by io.vfiodp.vgpu.LayoutConfigFile
     static final class Document {
         public Lists permittedHostDevices;
     }

@@ -1,0 +1,70 @@
+package io.vfiodp.vgpu;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.vfiodp.kubevirt.NodeEventRecorder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+
+/**
+ * {@link LayoutEvents} on the Node object: Warning Events through {@link NodeEventRecorder}, and
+ * the {@value LayoutEvents#ANNOTATION} annotation as a JSON merge patch (needs {@code patch} on
+ * {@code nodes}). The annotation is patched only when its value changes; an unreachable API is
+ * logged once per distinct error and does not stop the layout.
+ */
+public final class NodeLayoutEvents implements LayoutEvents {
+
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.vgpu");
+
+    private final KubernetesClient client;
+    private final String nodeName;
+    private final NodeEventRecorder recorder;
+    private String lastValue;
+    private String lastError;
+
+    /** {@code recorder} may be null when only {@link #labels()} is used ({@code --dry-run}). */
+    public NodeLayoutEvents(KubernetesClient client, String nodeName, NodeEventRecorder recorder) {
+        this.client = client;
+        this.nodeName = nodeName;
+        this.recorder = recorder;
+    }
+
+    @Override
+    public void warn(String reason, String message) {
+        if (recorder != null) recorder.warn(reason, message);
+    }
+
+    @Override
+    public void state(LayoutState state, String message) {
+        String value = state.wireValue() + ": " + message;
+        if (value.equals(lastValue)) return;
+        try {
+            client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE),
+                    io.fabric8.kubernetes.client.utils.Serialization.asJson(Map.of("metadata", Map.of("annotations", Map.of(ANNOTATION, value)))));
+            lastValue = value;
+            lastError = null;
+        } catch (KubernetesClientException e) {
+            String error = "cannot annotate node " + nodeName + " with " + ANNOTATION + ": " + e.getMessage();
+            if (!error.equals(lastError)) log.warn("{}", error);
+            lastError = error;
+        }
+    }
+
+    /** The node's labels, for {@code nodeMediatedDeviceTypes}; empty when the API does not answer. */
+    public Map<String, String> labels() {
+        try {
+            var node = client.nodes().withName(nodeName).get();
+            if (node == null || node.getMetadata().getLabels() == null) return Map.of();
+            return Map.copyOf(node.getMetadata().getLabels());
+        } catch (KubernetesClientException e) {
+            String error = "cannot read labels of node " + nodeName + ": " + e.getMessage();
+            if (!error.equals(lastError)) log.warn("{}", error);
+            lastError = error;
+            return Map.of();
+        }
+    }
+}

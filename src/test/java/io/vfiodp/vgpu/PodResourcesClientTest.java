@@ -1,0 +1,104 @@
+package io.vfiodp.vgpu;
+
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
+import io.grpc.stub.StreamObserver;
+import io.vfiodp.proto.podresources.v1.ContainerDevices;
+import io.vfiodp.proto.podresources.v1.ContainerResources;
+import io.vfiodp.proto.podresources.v1.ListPodResourcesRequest;
+import io.vfiodp.proto.podresources.v1.ListPodResourcesResponse;
+import io.vfiodp.proto.podresources.v1.PodResources;
+import io.vfiodp.proto.podresources.v1.PodResourcesListerGrpc;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The client against a fake kubelet PodResources server on a real unix socket. */
+class PodResourcesClientTest {
+
+    @TempDir Path tmp;
+    private final EpollEventLoopGroup group = new EpollEventLoopGroup(1);
+    private Server server;
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (server != null) server.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private Path serve(PodResourcesListerGrpc.PodResourcesListerImplBase kubelet) throws IOException {
+        Path socket = tmp.resolve("kubelet.sock");
+        server = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                .channelType(EpollServerDomainSocketChannel.class)
+                .bossEventLoopGroup(group)
+                .workerEventLoopGroup(group)
+                .addService(kubelet)
+                .build()
+                .start();
+        return socket;
+    }
+
+    static PodResourcesListerGrpc.PodResourcesListerImplBase listing(ListPodResourcesResponse response) {
+        return new PodResourcesListerGrpc.PodResourcesListerImplBase() {
+            @Override
+            public void list(ListPodResourcesRequest request, StreamObserver<ListPodResourcesResponse> observer) {
+                observer.onNext(response);
+                observer.onCompleted();
+            }
+        };
+    }
+
+    @Test
+    void everyContainersDeviceIdsAreAllocated() throws IOException {
+        Path socket = serve(listing(ListPodResourcesResponse.newBuilder()
+                .addPodResources(PodResources.newBuilder().setName("virt-launcher-vm1-abcde").setNamespace("vms")
+                        .addContainers(ContainerResources.newBuilder().setName("compute")
+                                .addDevices(ContainerDevices.newBuilder().setResourceName("nvidia.com/GRID_T4-1Q")
+                                        .addDeviceIds("0b2c1f6e-7a4d-4c39-8e52-3d9f0a6b1c27"))
+                                .addDevices(ContainerDevices.newBuilder().setResourceName("nvidia.com/NVIDIA_L40S-4Q")
+                                        .addDeviceIds("0000:41:00.4").addDeviceIds("0000:41:00.5"))))
+                .build()));
+
+        try (PodResourcesClient client = new PodResourcesClient(socket, Duration.ofSeconds(5))) {
+            assertThat(client.allocated()).isEqualTo(new Allocated.Known(
+                    Set.of("0b2c1f6e-7a4d-4c39-8e52-3d9f0a6b1c27", "0000:41:00.4", "0000:41:00.5")));
+        }
+    }
+
+    @Test
+    void aMissingSocketMeansNothingCanBeProvenFree() {
+        try (PodResourcesClient client = new PodResourcesClient(tmp.resolve("absent.sock"), Duration.ofSeconds(5))) {
+            Allocated allocated = client.allocated();
+
+            assertThat(allocated).isInstanceOf(Allocated.Unknown.class);
+            assertThat(allocated.mayBeInUse("0000:41:00.6")).isTrue();
+        }
+    }
+
+    @Test
+    void anErrorFromTheKubeletMeansNothingCanBeProvenFree() throws IOException {
+        Path socket = serve(new PodResourcesListerGrpc.PodResourcesListerImplBase() {
+            @Override
+            public void list(ListPodResourcesRequest request, StreamObserver<ListPodResourcesResponse> observer) {
+                observer.onError(Status.UNAVAILABLE.withDescription("kubelet restarting").asRuntimeException());
+            }
+        });
+
+        try (PodResourcesClient client = new PodResourcesClient(socket, Duration.ofSeconds(5))) {
+            assertThat(client.allocated()).isEqualTo(new Allocated.Unknown(
+                    "PodResources List on " + socket + " failed: UNAVAILABLE kubelet restarting"));
+        }
+    }
+}
