@@ -10,10 +10,13 @@ import io.vfiodp.inventory.SuggestedConfig;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.PolicyResult;
 import io.vfiodp.policy.config.ConfigFile;
+import io.vfiodp.vgpu.LayoutReport;
 import io.vfiodp.policy.config.InvalidConfigException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -54,6 +57,11 @@ public final class InventoryCommand implements Callable<Integer> {
         boolean suggestConfig;
     }
 
+    @Option(names = "--node-label", paramLabel = "KEY=VALUE",
+            description = "A label of this node, to resolve nodeMediatedDeviceTypes of the --config file's"
+                    + " mediatedDevicesConfiguration for the vGPU layout section (repeatable).")
+    Map<String, String> nodeLabels = new LinkedHashMap<>();
+
     @Spec
     CommandSpec spec;
 
@@ -80,7 +88,21 @@ public final class InventoryCommand implements Callable<Integer> {
         PolicyResult result = PolicyEngine.evaluate(snapshot, config.map(ConfigFile.Loaded::permittedHostDevices), pciIds);
         InventoryReport report = InventoryReport.of(snapshot, result, pciIds, host.config().map(Object::toString),
                 config.map(ConfigFile.Loaded::warnings).orElse(List.of()));
-        out.print(output != null && output.json ? InventoryJson.format(report) : InventoryText.format(report));
+        boolean json = output != null && output.json;
+        out.print(json ? InventoryJson.format(report) : InventoryText.format(report));
+        if (!json) {
+            try {
+                LayoutReport.inventorySection(snapshot, host.config(), nodeLabels).ifPresent(section -> {
+                    out.println();
+                    out.print(section);
+                });
+            } catch (IOException e) {
+                out.flush();
+                err.println("inventory: " + e.getMessage());
+                err.flush();
+                return 1;
+            }
+        }
         out.flush();
         return 0;
     }

@@ -68,6 +68,31 @@ class InventoryCommandTest {
     }
 
     @Test
+    void tableEndsWithTheVgpuLayoutWhenTheConfigDeclaresOne(@TempDir Path dir) throws IOException {
+        Path config = Files.writeString(dir.resolve("layout.yaml"), """
+                permittedHostDevices: {}
+                mediatedDevicesConfiguration:
+                  mediatedDeviceTypes: [GRID_T4-1Q]
+                  nodeMediatedDeviceTypes:
+                  - nodeSelector: {gpu-profile: big}
+                    mediatedDeviceTypes: [GRID_T4-4Q]
+                """);
+
+        Run plain = inventory("t4-vgpu", "--config", config.toString());
+        Run labelled = inventory("t4-vgpu", "--config", config.toString(), "--node-label", "gpu-profile=big");
+
+        assertThat(plain.exitCode()).isZero();
+        assertThat(plain.out()).endsWith("""
+
+                vGPU layout: desired GRID_T4-1Q from mediatedDeviceTypes
+                GPU            KIND   DESIRED                  ACTUAL
+                0000:3b:00.0   mdev   GRID T4-1Q               3 x GRID T4-1Q
+                0000:d9:00.0   mdev   GRID T4-1Q               2 x GRID T4-2Q
+                """);
+        assertThat(labelled.out()).contains("vGPU layout: desired GRID_T4-4Q from nodeMediatedDeviceTypes");
+    }
+
+    @Test
     void jsonIsByteForByteStableAcrossRuns() {
         assertThat(inventory("t4-vgpu", "--json").out()).isEqualTo(inventory("t4-vgpu", "--json").out());
         assertThat(inventory("hostile", "--json").out()).isEqualTo(inventory("hostile", "--json").out());
