@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -24,6 +26,8 @@ import picocli.CommandLine.Spec;
             "registered with kubelet.sock, re-registered after kubelet restarts, rescanned periodically. Runs until SIGTERM.",
             "This is the default command: running the jar with no command, or with options only, runs serve."})
 final class ServeCommand implements Callable<Integer> {
+
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
 
     @Spec CommandSpec spec;
 
@@ -45,6 +49,9 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
+        log.info("serve: sysfs {}, dev {}, device-plugin dir {}, rescan every {}; permitted devices from {}{}", host.sysfsRoot(),
+                host.devRoot(), devicePluginDir, rescanInterval, host.config().map(c -> "--config " + c).orElse("the default NVIDIA naming"),
+                kubevirt == KubeVirtMode.auto ? " (--kubevirt auto: this version does not read the KubeVirt CR)" : "");
         PluginRuntime runtime;
         try {
             ScanPolicySource source = new ScanPolicySource(new SysfsScanner(host.sysfsRoot(), host.devRoot())::scan, host.config(),
