@@ -27,8 +27,6 @@ import picocli.CommandLine.Spec;
             "This is the default command: running the jar with no command, or with options only, runs serve."})
 final class ServeCommand implements Callable<Integer> {
 
-    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
-
     @Spec CommandSpec spec;
 
     @Mixin HostOptions host;
@@ -49,6 +47,8 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
+        // Not a static field: picocli instantiates every command at start, and demo sets the log level before slf4j starts.
+        Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
         log.info("serve: sysfs {}, dev {}, device-plugin dir {}, rescan every {}; permitted devices from {}{}", host.sysfsRoot(),
                 host.devRoot(), devicePluginDir, rescanInterval, host.config().map(c -> "--config " + c).orElse("the default NVIDIA naming"),
                 kubevirt == KubeVirtMode.auto ? " (--kubevirt auto: this version does not read the KubeVirt CR)" : "");
