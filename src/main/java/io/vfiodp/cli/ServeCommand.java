@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -69,6 +70,10 @@ final class ServeCommand implements Callable<Integer> {
         if (vgpu.dryRun()) {
             return vgpu.printDryRun(host, Optional.ofNullable(nodeName).filter(n -> !n.isBlank()), spec.commandLine().getOut(), err);
         }
+        // Not a static field: picocli instantiates every command at start, and demo sets the log level before slf4j starts.
+        Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
+        log.info("serve: sysfs {}, dev {}, device-plugin dir {}, rescan every {}; --config {}; --kubevirt {}", host.sysfsRoot(),
+                host.devRoot(), devicePluginDir, rescanInterval, host.config().map(Object::toString).orElse("none"), kubevirt);
         Serving serving;
         try {
             serving = start();

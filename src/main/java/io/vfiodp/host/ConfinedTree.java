@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -41,12 +42,14 @@ final class ConfinedTree {
     static final int MAX_LINK_HOPS = 40;
     /** Attribute files are a single value; anything larger is not a value we understand. */
     static final int MAX_ATTRIBUTE_BYTES = 4096;
+    /** Nearly every attribute (ids, class, NUMA node, type name) fits; larger ones take a second read. */
+    private static final int FIRST_READ_BYTES = 128;
+
+    private static final Set<OpenOption> READ_NO_FOLLOW = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
 
     private final String root;
-    private final Set<String> realDirectories = ConcurrentHashMap.newKeySet();
-    /** One read buffer per reading thread: a scan reads thousands of attributes. */
-    private final ThreadLocal<ByteBuffer> readBuffers =
-            ThreadLocal.withInitial(() -> ByteBuffer.allocate(MAX_ATTRIBUTE_BYTES + 1));
+    /** Sized for a large host (thousands of devices, bridges and groups) so it never rehashes mid-scan. */
+    private final Set<String> realDirectories = ConcurrentHashMap.newKeySet(8192);
 
     private ConfinedTree(String realRoot) {
         this.root = realRoot;
@@ -125,20 +128,25 @@ final class ConfinedTree {
      */
     private String lexicalTarget(String dir, String target) {
         if (target.isEmpty() || target.charAt(0) == '/') return null;
-        String base = dir;
+        int baseEnd = dir.length();
         int i = 0;
         while (target.startsWith("../", i)) {
-            if (base.equals(root)) return null;
-            base = parent(base);
+            if (baseEnd == root.length()) return null;
+            baseEnd = dir.lastIndexOf('/', baseEnd - 1);
             i += 3;
         }
-        String rest = target.substring(i);
-        if (rest.isEmpty() || rest.startsWith("/") || rest.endsWith("/") || rest.contains("//")
-                || rest.equals("..") || rest.equals(".") || rest.startsWith("./") || rest.startsWith("../")
-                || rest.contains("/./") || rest.contains("/../") || rest.endsWith("/.") || rest.endsWith("/..")) {
-            return null;
+        if (i == target.length() || target.charAt(target.length() - 1) == '/') return null;
+        for (int start = i; start < target.length(); ) {
+            int end = target.indexOf('/', start);
+            if (end < 0) end = target.length();
+            int len = end - start;
+            if (len == 0 || (len == 1 && target.charAt(start) == '.')
+                    || (len == 2 && target.charAt(start) == '.' && target.charAt(start + 1) == '.')) {
+                return null;
+            }
+            start = end + 1;
         }
-        return base + "/" + rest;
+        return dir.substring(0, baseEnd) + "/" + target.substring(i);
     }
 
     /** As {@link #entry}, but empty when no such entry exists (not even as a link). */
@@ -192,15 +200,19 @@ final class ConfinedTree {
     /** The attribute's text as stored (not stripped), possibly empty; same limits otherwise. */
     String rawAttribute(String dir, String name, String shownAs) throws EntryUnreadable {
         Path file = Path.of(child(dir, name));
-        ByteBuffer buf = readBuffers.get();
-        buf.clear();
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            // One read: regular files and sysfs attributes hand over everything available up
-            // to the buffer size at once, so a full buffer means the file is too large. A
-            // second read just to see EOF would add a syscall per attribute.
+        ByteBuffer buf = ByteBuffer.allocate(FIRST_READ_BYTES);
+        try (FileChannel ch = FileChannel.open(file, READ_NO_FOLLOW)) {
+            // Regular files and sysfs attributes hand over everything available up to the buffer
+            // size in one read, so a short read is the end: no extra read just to see EOF.
             ch.read(buf);
             if (!buf.hasRemaining()) {
-                throw new EntryUnreadable(shownAs, "larger than " + MAX_ATTRIBUTE_BYTES + " bytes");
+                buf = ByteBuffer.allocate(MAX_ATTRIBUTE_BYTES + 1).put(buf.flip());
+                while (buf.hasRemaining() && ch.read(buf) > 0) {
+                    // keep reading: the file is larger than the first read
+                }
+                if (!buf.hasRemaining()) {
+                    throw new EntryUnreadable(shownAs, "larger than " + MAX_ATTRIBUTE_BYTES + " bytes");
+                }
             }
         } catch (NoSuchFileException e) {
             throw EntryUnreadable.missing(shownAs);

@@ -174,10 +174,15 @@ final class PciFunctionReader {
      */
     private List<PciAddress> upstreamBridges(String dir) {
         List<PciAddress> bridges = new ArrayList<>(4);
-        for (String p = ConfinedTree.parent(dir); p.startsWith(sys.root()) && !sys.isRoot(p); p = ConfinedTree.parent(p)) {
-            Optional<PciAddress> address = PciAddress.tryParse(ConfinedTree.fileName(p));
+        int end = dir.lastIndexOf('/');
+        while (end > sys.root().length()) {
+            int start = dir.lastIndexOf('/', end - 1);
+            // a PCI address is 12 characters: anything else ends the chain without parsing
+            if (end - start - 1 != 12) break;
+            Optional<PciAddress> address = PciAddress.tryParse(dir.substring(start + 1, end));
             if (address.isEmpty()) break;
             bridges.add(address.get());
+            end = start;
         }
         return bridges;
     }

@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * <p>Each pass is level-triggered: it compares what should run (the last {@link TargetState},
  * health reports) with what runs (servers, their socket files, {@code kubelet.sock}'s identity)
  * and fixes the difference. A trigger therefore needs no payload: a file watch, a timer or a
- * kubelet restart just calls {@link #requestCheck()}.
+ * kubelet restart just calls {@link #requestCheck()} ({@link #kubeletSocketCreated()} when it saw
+ * {@code kubelet.sock} being created). New desired states come in through {@link #apply}, health
+ * verdicts of monitors through {@link #reportHealth}.
  */
 public final class ReconcileLoop implements AutoCloseable {
 
@@ -112,13 +114,20 @@ public final class ReconcileLoop implements AutoCloseable {
     }
 
     /**
-     * {@code kubelet.sock} was just created: register everything with this kubelet even if the
-     * file looks like the previous one (file systems reuse inode numbers at once, and change
-     * times are only as fine as the kernel tick).
+     * {@code kubelet.sock} was just created: a kubelet (re)started, so waiting out a registration
+     * backoff would only delay it. The pass itself tells a new kubelet from the old one by the
+     * file's identity; when a file system hands the new socket the old inode and change time, the
+     * restart still shows, because a starting kubelet deletes our sockets and a restarted server
+     * registers anew. Forcing a second registration here would make the kubelet drop the
+     * connection it just opened, failing any Allocate in flight on it.
      */
     public void kubeletSocketCreated() {
         enqueue(() -> {
-            kubelet = Optional.empty();
+            long now = System.nanoTime();
+            for (Served s : served.values()) {
+                s.registerFailures = 0;
+                s.nextRegister = now;
+            }
             pass();
         });
     }
@@ -128,11 +137,6 @@ public final class ReconcileLoop implements AutoCloseable {
         CompletableFuture<List<ResourceStatus>> f = new CompletableFuture<>();
         if (!enqueue(() -> f.complete(statusNow()))) f.complete(List.of());
         return f;
-    }
-
-    /** Executor for work that must run on the reconcile thread (stream hand-over). */
-    java.util.concurrent.Executor executor() {
-        return thread;
     }
 
     private boolean enqueue(Runnable task) {

@@ -3,78 +3,60 @@ package io.vfiodp.host;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class CreatableVgpuTypesTest {
 
-    private static CreatableVgpuTypes parse(String text) {
-        return CreatableVgpuTypes.parse(text);
+    private static final VgpuType H200X_141C = new VgpuType(1428, "NVIDIA H200X-141C");
+    private static final VgpuType H200X_1_18C = new VgpuType(1414, "NVIDIA H200X-1-18C");
+    private static final VgpuType L40S_1Q = new VgpuType(1147, "NVIDIA L40S-1Q");
+    private static final VgpuType L40S_2Q = new VgpuType(1148, "NVIDIA L40S-2Q");
+    private static final VgpuType L40S_4Q = new VgpuType(1150, "NVIDIA L40S-4Q");
+    private static final VgpuType L40S_6Q = new VgpuType(1151, "NVIDIA L40S-6Q");
+
+    static Stream<Arguments> table() {
+        return Stream.of(
+                // what it shows, file content, types read, lines reported as not understood
+                Arguments.of("driver form, id : name", "1428 : NVIDIA H200X-141C\n1414 : NVIDIA H200X-1-18C\n",
+                        List.of(H200X_141C, H200X_1_18C), List.of()),
+                Arguments.of("driver form with its header", "ID    : vGPU Name\n1150  : NVIDIA L40S-4Q\n",
+                        List.of(L40S_4Q), List.of()),
+                Arguments.of("tool form, name then id", "NVIDIA L40S-1Q   1147\nNVIDIA L40S-2Q\t1148\n",
+                        List.of(L40S_1Q, L40S_2Q), List.of()),
+                Arguments.of("tool form with a header", "Name                 Type ID\nNVIDIA L40S-1Q   1147\n",
+                        List.of(L40S_1Q), List.of()),
+                Arguments.of("id then name without colon", "1147 NVIDIA L40S-1Q\n", List.of(L40S_1Q), List.of()),
+                Arguments.of("whitespace inside names collapsed", "1147 :   NVIDIA    L40S-1Q  \n", List.of(L40S_1Q), List.of()),
+                Arguments.of("no trailing newline", "1150 : NVIDIA L40S-4Q", List.of(L40S_4Q), List.of()),
+                Arguments.of("blank lines ignored", "\n\n1150 : NVIDIA L40S-4Q\n\n", List.of(L40S_4Q), List.of()),
+                Arguments.of("empty file: nothing creatable", "", List.of(), List.of()),
+                Arguments.of("file order kept", "1151 : NVIDIA L40S-6Q\n1150 : NVIDIA L40S-4Q\n", List.of(L40S_6Q, L40S_4Q), List.of()),
+                Arguments.of("later unreadable lines reported and skipped",
+                        "1150 : NVIDIA L40S-4Q\nsomething odd\n0 : NVIDIA none\n12 34\n1151 : NVIDIA L40S-6Q\n",
+                        List.of(L40S_4Q, L40S_6Q), List.of("something odd", "0 : NVIDIA none", "12 34")),
+                Arguments.of("id without name after the first line", "1151 : NVIDIA L40S-6Q\n1150 :\n", List.of(L40S_6Q), List.of("1150 :")),
+                Arguments.of("name without id after the first line", "1150 : NVIDIA L40S-4Q\nNVIDIA L40S-6Q\n",
+                        List.of(L40S_4Q), List.of("NVIDIA L40S-6Q")));
     }
 
-    @Test
-    void readsTheDriversIdColonNameLines() {
-        assertThat(parse("1428 : NVIDIA H200X-141C\n1414 : NVIDIA H200X-1-18C\n").types())
-                .containsExactly(new VgpuType(1428, "NVIDIA H200X-141C"), new VgpuType(1414, "NVIDIA H200X-1-18C"));
-    }
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("table")
+    void readsBothLineFormsOfTheFile(String what, String content, List<VgpuType> types, List<String> badLines) {
+        CreatableVgpuTypes parsed = CreatableVgpuTypes.parse(content);
 
-    @Test
-    void skipsTheDriversHeaderLine() {
-        CreatableVgpuTypes parsed = parse("ID    : vGPU Name\n1150  : NVIDIA L40S-4Q\n");
-        assertThat(parsed.types()).containsExactly(new VgpuType(1150, "NVIDIA L40S-4Q"));
-        assertThat(parsed.badLines()).isEmpty();
-    }
-
-    @Test
-    void readsNameThenIdLines() {
-        assertThat(parse("NVIDIA L40S-1Q   1147\nNVIDIA L40S-2Q\t1148\n").types())
-                .containsExactly(new VgpuType(1147, "NVIDIA L40S-1Q"), new VgpuType(1148, "NVIDIA L40S-2Q"));
-    }
-
-    @Test
-    void readsIdThenNameLinesWithoutColon() {
-        assertThat(parse("1147 NVIDIA L40S-1Q\n").types()).containsExactly(new VgpuType(1147, "NVIDIA L40S-1Q"));
-    }
-
-    @Test
-    void collapsesWhitespaceInsideNames() {
-        assertThat(parse("1147 :   NVIDIA    L40S-1Q  \n").types()).containsExactly(new VgpuType(1147, "NVIDIA L40S-1Q"));
-    }
-
-    @Test
-    void emptyFileMeansNothingCreatable() {
-        CreatableVgpuTypes parsed = parse("");
-        assertThat(parsed.types()).isEmpty();
-        assertThat(parsed.badLines()).isEmpty();
-    }
-
-    @Test
-    void blankLinesAreIgnored() {
-        assertThat(parse("\n\n1150 : NVIDIA L40S-4Q\n\n").types()).containsExactly(new VgpuType(1150, "NVIDIA L40S-4Q"));
-    }
-
-    @Test
-    void laterUnreadableLinesAreReportedAndSkipped() {
-        CreatableVgpuTypes parsed = parse("1150 : NVIDIA L40S-4Q\nsomething odd\n0 : NVIDIA none\n12 34\n1151 : NVIDIA L40S-6Q\n");
-        assertThat(parsed.types()).containsExactly(new VgpuType(1150, "NVIDIA L40S-4Q"), new VgpuType(1151, "NVIDIA L40S-6Q"));
-        assertThat(parsed.badLines()).containsExactly("something odd", "0 : NVIDIA none", "12 34");
-    }
-
-    @Test
-    void anyUnreadableFirstLineIsTakenAsAHeader() {
-        CreatableVgpuTypes parsed = parse("Name                 Type ID\nNVIDIA L40S-1Q   1147\n");
-        assertThat(parsed.types()).containsExactly(new VgpuType(1147, "NVIDIA L40S-1Q"));
-        assertThat(parsed.badLines()).isEmpty();
+        assertThat(parsed.types()).as("types").containsExactlyElementsOf(types);
+        assertThat(parsed.badLines()).as("lines not understood").containsExactlyElementsOf(badLines);
     }
 
     @Test
     void namesAnIdItLists() {
-        CreatableVgpuTypes parsed = parse("1150 : NVIDIA L40S-4Q\n1151 : NVIDIA L40S-6Q\n");
+        CreatableVgpuTypes parsed = CreatableVgpuTypes.parse("1150 : NVIDIA L40S-4Q\n1151 : NVIDIA L40S-6Q\n");
+
         assertThat(parsed.nameOf(1151)).contains("NVIDIA L40S-6Q");
         assertThat(parsed.nameOf(1152)).isEmpty();
-    }
-
-    @Test
-    void keepsFileOrder() {
-        assertThat(parse("1152 : B\n1150 : A\n").types()).extracting(VgpuType::id).isEqualTo(List.of(1152, 1150));
     }
 }
