@@ -63,15 +63,16 @@ final class PermittedSelectors {
             MediatedHostDevice e = mdevEntries.get(i);
             String label = "mediatedDevices[" + i + "]";
             String where = label + " (mdevNameSelector '" + e.mdevNameSelector() + "', resourceName '" + e.resourceName() + "')";
-            String selector = e.mdevNameSelector();
-            if (selector.isBlank()) {
+            // KubeVirt's removeSelectorSpaces: the selector gets the same spaces-to-'_' as the
+            // type name, so "GRID T4-1Q" and "GRID_T4-1Q" select the same type
+            String selector = e.mdevNameSelector().replace(' ', '_').strip();
+            if (selector.isEmpty()) {
                 problems.add(PolicyProblem.error(where + " skipped: mdevNameSelector is empty"));
                 continue;
             }
             if (selector.chars().anyMatch(Character::isWhitespace)) {
-                problems.add(PolicyProblem.error(where + " skipped: mdevNameSelector contains whitespace, which never matches:"
-                        + " KubeVirt compares it with the type name after replacing every space with '_' (write '"
-                        + selector.strip().replace(' ', '_') + "')"));
+                problems.add(PolicyProblem.error(where + " skipped: mdevNameSelector contains a tab or line break, which never"
+                        + " matches a type name (write '" + selector.replaceAll("\\s+", "_") + "')"));
                 continue;
             }
             Optional<ResourceName> name = resourceName(e.resourceName(), where, problems);

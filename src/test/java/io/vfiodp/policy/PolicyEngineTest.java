@@ -484,7 +484,7 @@ class PolicyEngineTest {
                     new PciHostDevice("10DE:1EB8", "nvidia.com/T4", true),
                     new PciHostDevice("10DE:26B9", "L40S", true),
                     new PciHostDevice("10DE:26B9", "nvidia.com/L40S_", true)), List.of(
-                    new MediatedHostDevice("GRID T4-1B", "nvidia.com/T4_1B", true),
+                    new MediatedHostDevice("GRID\tT4-1B", "nvidia.com/T4_1B", true),
                     new MediatedHostDevice("", "nvidia.com/X", true))));
             assertThat(result.desiredState().resources().keySet()).containsExactly(r("nvidia.com/T4"));
             assertThat(result.problems()).containsExactly(
@@ -495,11 +495,21 @@ class PolicyEngineTest {
                     PolicyProblem.error("pciHostDevices[3] (pciVendorSelector '10DE:26B9', resourceName 'nvidia.com/L40S_') skipped:"
                             + " resource name 'nvidia.com/L40S_': name part 'L40S_' must start and end with a letter or digit and"
                             + " contain only letters, digits, '-', '_' and '.'"),
-                    PolicyProblem.error("mediatedDevices[0] (mdevNameSelector 'GRID T4-1B', resourceName 'nvidia.com/T4_1B') skipped:"
-                            + " mdevNameSelector contains whitespace, which never matches: KubeVirt compares it with the type name"
-                            + " after replacing every space with '_' (write 'GRID_T4-1B')"),
+                    PolicyProblem.error("mediatedDevices[0] (mdevNameSelector 'GRID\tT4-1B', resourceName 'nvidia.com/T4_1B') skipped:"
+                            + " mdevNameSelector contains a tab or line break, which never matches a type name (write 'GRID_T4-1B')"),
                     PolicyProblem.error("mediatedDevices[1] (mdevNameSelector '', resourceName 'nvidia.com/X') skipped:"
                             + " mdevNameSelector is empty"));
+        }
+
+        @Test
+        void mdevSelectorWithSpacesMatchesLikeKubeVirt() {
+            SnapshotBuilder b = new SnapshotBuilder();
+            b.gpu("0000:5e:00.0", 0x1eb8, 13).driver("nvidia");
+            b.mdev("1b6a5b3c-0d4e-4f5a-9b8c-7d6e5f4a3b2c", "nvidia-222", "GRID T4-1B", "0000:5e:00.0", 101);
+            PolicyResult result = configured(b.build(), new PermittedHostDevices(List.of(),
+                    List.of(new MediatedHostDevice("GRID T4-1B", "nvidia.com/GRID_T4-1B", true))));
+            assertThat(result.problems()).isEmpty();
+            assertThat(result.mdevs().get("1b6a5b3c-0d4e-4f5a-9b8c-7d6e5f4a3b2c")).isEqualTo(exposed("nvidia.com/GRID_T4-1B"));
         }
 
         @Test

@@ -1,0 +1,38 @@
+package io.vfiodp.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class PluginMetricsTest {
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PluginMetrics metrics = new PluginMetrics(registry);
+
+    @Test
+    void currentEntryErrorsAreExposedWithReasonAndEntry() {
+        metrics.setConfigEntryErrors(List.of(new PluginMetrics.EntryErrorLabels("malformed_selector", "pciHostDevices[0]"),
+                new PluginMetrics.EntryErrorLabels("missing_domain", "mediatedDevices[2]")));
+
+        assertThat(PluginMetricsTestSupport.entryErrors(registry)).isEqualTo(Map.of("malformed_selector/pciHostDevices[0]", 1.0,
+                "missing_domain/mediatedDevices[2]", 1.0));
+    }
+
+    @Test
+    void fixedEntriesDisappear() {
+        metrics.setConfigEntryErrors(List.of(new PluginMetrics.EntryErrorLabels("malformed_selector", "pciHostDevices[0]")));
+
+        metrics.setConfigEntryErrors(List.of());
+
+        assertThat(PluginMetricsTestSupport.entryErrors(registry)).isEmpty();
+    }
+
+    @Test
+    void theRegistryHandedInIsTheOneUsed() {
+        assertThat(metrics.registry()).isSameAs(registry);
+        assertThat(registry.scrape().stream().map(s -> s.getMetadata().getName())).contains("vfio_dp_config_entry_errors");
+    }
+}
