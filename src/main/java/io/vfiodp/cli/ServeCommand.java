@@ -7,7 +7,10 @@ import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.plugin.ScanPolicySource;
 import java.io.IOException;
 import java.io.PrintWriter;
+import io.vfiodp.metrics.MetricsAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -42,23 +45,35 @@ final class ServeCommand implements Callable<Integer> {
             description = "Full rescan period (e.g. 10s, 1m); a rescan that finds no change sends the kubelet nothing (default: ${DEFAULT-VALUE}; env VFIO_DP_RESCAN_INTERVAL).")
     Duration rescanInterval;
 
+    @Option(names = "--metrics-address", defaultValue = ":9402", paramLabel = "[HOST]:PORT",
+            description = "Address of the HTTP /metrics, /healthz and /readyz endpoints; empty disables them (default: ${DEFAULT-VALUE}; env VFIO_DP_METRICS_ADDRESS).")
+    String metricsAddress;
+
+    @Option(names = "--node-name", paramLabel = "NAME",
+            description = "This node's name, for Events on the Node about device health (default: env NODE_NAME; env VFIO_DP_NODE_NAME). Without it no events are posted.")
+    String nodeName;
+
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
-        PluginRuntime runtime;
+        ServeSession session;
         try {
+            Optional<InetSocketAddress> metricsAt = MetricsAddress.parse(metricsAddress);
             ScanPolicySource source = new ScanPolicySource(new SysfsScanner(host.sysfsRoot(), host.devRoot())::scan, host.config(),
                     PciIds.load(host.pciIds()));
-            runtime = PluginRuntime.start(PluginSettings.of(devicePluginDir, rescanInterval), source);
+            String node = nodeName != null ? nodeName : System.getenv("NODE_NAME");
+            session = ServeSession.start(PluginSettings.of(devicePluginDir, rescanInterval), source, host.devRoot(), metricsAt,
+                    Optional.ofNullable(node).filter(n -> !n.isBlank()), new VersionProvider().getVersion()[0]);
         } catch (IOException | RuntimeException e) {
             err.println("vfio-device-plugin serve: " + e.getMessage());
             err.flush();
             return 1;
         }
+        PluginRuntime runtime = session.runtime();
         AtomicBoolean stoppedBySignal = new AtomicBoolean();
         Thread hook = new Thread(() -> {
             stoppedBySignal.set(true);
-            runtime.close();
+            session.close();
             // The JVM would exit with 128+15 after a SIGTERM even though we shut down cleanly;
             // the kubelet's pod lifecycle and systemd read a non-zero status as a failure.
             Runtime.getRuntime().halt(0);
@@ -71,7 +86,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (!stoppedBySignal.get()) {
             Runtime.getRuntime().removeShutdownHook(hook);
-            runtime.close();
+            session.close();
         }
         return 0;
     }
