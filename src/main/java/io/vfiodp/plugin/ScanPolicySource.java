@@ -2,6 +2,8 @@ package io.vfiodp.plugin;
 
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciIds;
+import io.vfiodp.policy.Departures;
+import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.PolicyResult;
 import io.vfiodp.policy.config.ConfigFile;
@@ -18,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Scan, then policy: the node state the plugin serves. The configuration file is read on every
  * call, so an edited ConfigMap takes effect at the next rescan; a file that became invalid
- * fails the rescan and the previous state stays.
+ * fails the rescan and the previous state stays. A device that left since the last pass is
+ * served one more pass as Unhealthy with the reason ({@link Departures}).
  */
 public final class ScanPolicySource implements NodeStateSource {
 
@@ -29,6 +32,8 @@ public final class ScanPolicySource implements NodeStateSource {
     private final PciIds pciIds;
     // Calls come one after another (start, then the rescan thread); remembered to log a problem once, not every rescan.
     private volatile List<String> lastNotes = List.of();
+    // The last pass's own policy output, to serve what left since then one more pass as Unhealthy.
+    private volatile DesiredState lastDesired = DesiredState.EMPTY;
 
     public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, PciIds pciIds) {
         this.scan = scan;
@@ -69,6 +74,8 @@ public final class ScanPolicySource implements NodeStateSource {
             for (String n : notes) if (!lastNotes.contains(n)) log.warn("{}", n);
             lastNotes = List.copyOf(notes);
         }
-        return e.target();
+        DesiredState served = Departures.keepOneMorePass(lastDesired, e.result());
+        lastDesired = e.result().desiredState();
+        return new TargetState(served, e.snapshot().devNodes());
     }
 }

@@ -78,6 +78,8 @@ public final class HealthLatencyBench {
                 appeared.add(System.nanoTime() - start);
                 served.host.removeGroupNode(31);
                 served.host.bind("0000:3b:00.0", "nvidia");
+                a100.awaitUpdate(r -> r.getDevicesCount() == 1 && r.getDevices(0).getHealth().equals("Unhealthy"), WAIT);
+                served.runtime.rescanNow();
                 a100.awaitEnd(WAIT);
             }
         }

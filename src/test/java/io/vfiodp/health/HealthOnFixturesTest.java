@@ -109,12 +109,29 @@ class HealthOnFixturesTest {
     }
 
     @Test
-    void gpuReboundToTheHostDriverDisappearsAtTheNextPeriodicRescan() throws Exception {
+    void gpuReboundToTheHostDriverTurnsUnhealthyAtTheNextPeriodicRescanAndAllocateSaysWhy() throws Exception {
         Watch w = serve("t4-numa", Duration.ofMillis(200), T4);
 
         served.host.bind("0000:1a:00.0", "nvidia");
+        awaitUpdateAfter(w, 1, has("0000:1a:00.0", "Unhealthy"), WAIT);
 
-        assertThat(devices(awaitUpdateAfter(w, 1, r -> !ServedHost.lists(r, "0000:1a:00.0"), WAIT)))
+        assertThatThrownBy(() -> served.kubelet.allocate(T4, List.of(List.of("0000:1a:00.0"))))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getDescription()).isEqualTo(
+                        "Allocate nvidia.com/TU104GL_TESLA_T4: device 0000:1a:00.0 is unhealthy: no longer exposed: bound to nvidia: "
+                                + "the host uses it (bind it to vfio-pci to pass it through); removed at the next rescan"));
+    }
+
+    @Test
+    void gpuReboundToTheHostDriverDisappearsOneRescanAfterTurningUnhealthy() throws Exception {
+        Watch w = serve("t4-numa", NEVER, T4);
+        served.host.bind("0000:1a:00.0", "nvidia");
+        served.runtime.rescanNow();
+        awaitUpdateAfter(w, 1, has("0000:1a:00.0", "Unhealthy"), WAIT);
+        int seen = w.updates().size();
+
+        served.runtime.rescanNow();
+
+        assertThat(devices(awaitUpdateAfter(w, seen, r -> !ServedHost.lists(r, "0000:1a:00.0"), WAIT)))
                 .containsExactly("0000:1b:00.0 Healthy", "0000:b1:00.0 Healthy", "0000:b2:00.0 Unhealthy");
     }
 
@@ -137,6 +154,8 @@ class HealthOnFixturesTest {
         assertThat(socket).exists();
 
         for (String gpu : List.of("0000:1a:00.0", "0000:1b:00.0", "0000:b1:00.0", "0000:b2:00.0")) served.host.bind(gpu, "nvidia");
+        served.runtime.rescanNow();
+        awaitUpdateAfter(w, 1, listing("0000:1a:00.0 Unhealthy", "0000:1b:00.0 Unhealthy", "0000:b1:00.0 Unhealthy", "0000:b2:00.0 Unhealthy"), WAIT);
         served.runtime.rescanNow();
 
         w.awaitEnd(WAIT);
@@ -165,6 +184,8 @@ class HealthOnFixturesTest {
 
         Path target = served.host.removeMdev(mdev);
         served.runtime.rescanNow();
+        awaitUpdateAfter(w, 1, has(mdev, "Unhealthy"), WAIT);
+        served.runtime.rescanNow();
         awaitUpdateAfter(w, 1, r -> !ServedHost.lists(r, mdev), WAIT);
         int seen = w.updates().size();
         served.host.restoreMdev(mdev, target);
@@ -179,6 +200,8 @@ class HealthOnFixturesTest {
         Watch w = serve("l40s-sriov", NEVER, q4, "nvidia.com/NVIDIA_L40S-1Q");
 
         served.host.setVgpuType("0000:41:00.5", 0);
+        served.runtime.rescanNow();
+        awaitUpdateAfter(w, 1, listing("0000:41:00.4 Healthy", "0000:41:00.5 Unhealthy"), WAIT);
         served.runtime.rescanNow();
         assertThat(devices(awaitUpdateAfter(w, 1, listing("0000:41:00.4 Healthy"), WAIT))).containsExactly("0000:41:00.4 Healthy");
         int seen = w.updates().size();
