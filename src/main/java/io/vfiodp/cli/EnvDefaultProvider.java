@@ -9,9 +9,12 @@ import picocli.CommandLine.Model.OptionSpec;
 /**
  * Every long option {@code --some-option} may also come from {@code VFIO_DP_SOME_OPTION}, so a
  * DaemonSet can configure the plugin through env vars alone. An explicit option still wins.
+ * {@code --node-name} also reads {@code NODE_NAME}, the name DaemonSets conventionally give the
+ * downward API's {@code spec.nodeName}.
  */
 final class EnvDefaultProvider implements IDefaultValueProvider {
     static final String PREFIX = "VFIO_DP_";
+    private static final Map<String, String> CONVENTIONAL = Map.of("--node-name", "NODE_NAME");
 
     private final Map<String, String> env;
 
@@ -30,6 +33,10 @@ final class EnvDefaultProvider implements IDefaultValueProvider {
             String value = env.get(envName(option.longestName()));
             if (value != null) {
                 return value;
+            }
+            String conventional = CONVENTIONAL.get(option.longestName());
+            if (conventional != null && env.get(conventional) != null) {
+                return env.get(conventional);
             }
         }
         return arg.defaultValue();

@@ -2,8 +2,8 @@ package io.vfiodp.cli;
 
 /** Where the permitted host devices come from. */
 public enum KubeVirtMode {
-    /** The KubeVirt CR when the cluster has one; for now the same as {@link #off}. */
+    /** The KubeVirt CR's permittedHostDevices, followed live, while the cluster has them; else as {@link #off}. */
     auto,
-    /** Only {@code --config} (or the default NVIDIA naming without it). */
+    /** Only {@code --config} (or the default NVIDIA naming without it); no Kubernetes API calls. */
     off
 }

@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "Kubernetes device plugin for VFIO passthrough of GPUs, vGPUs and permitted PCI devices to KubeVirt VMs.",
-        subcommands = {CommandLine.HelpCommand.class, ServeCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, InventoryCommand.class, ServeCommand.class, DemoCommand.class})
 public final class Main implements Runnable {
 
     private static final java.util.Set<String> OWN_OPTIONS = java.util.Set.of("-h", "--help", "-V", "--version");

@@ -1,19 +1,27 @@
 package io.vfiodp.cli;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.kubevirt.ConfigProblemReporter;
+import io.vfiodp.kubevirt.KubeVirtPolicyFollower;
+import io.vfiodp.metrics.MetricsAddress;
+import io.vfiodp.metrics.PluginMetrics;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.plugin.ScanPolicySource;
+import io.vfiodp.policy.config.PermittedConfigSource;
 import java.io.IOException;
 import java.io.PrintWriter;
-import io.vfiodp.metrics.MetricsAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.Optional;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,9 +45,15 @@ final class ServeCommand implements Callable<Integer> {
     Path devicePluginDir;
 
     @Option(names = "--kubevirt", defaultValue = "auto", paramLabel = "auto|off",
-            description = "Read permittedHostDevices from the KubeVirt CR (auto) or not (off). This version does not read the CR yet: "
-                    + "auto behaves like off, so --config or the default NVIDIA naming decides (default: ${DEFAULT-VALUE}; env VFIO_DP_KUBEVIRT).")
+            description = "auto: follow permittedHostDevices in the KubeVirt CR (any namespace) live; it wins over --config while it has them, "
+                    + "and --config or the default NVIDIA naming applies while there is no CR or it cannot be read. off: never talk to the "
+                    + "Kubernetes API; --config or the default naming decides (default: ${DEFAULT-VALUE}; env VFIO_DP_KUBEVIRT).")
     KubeVirtMode kubevirt;
+
+    @Option(names = "--node-name", paramLabel = "NAME",
+            description = "This node's name: its labels select nodeMediatedDeviceTypes, and configuration problems and device health changes are posted as Events on it "
+                    + "(default: env NODE_NAME, set it from the downward API spec.nodeName; env VFIO_DP_NODE_NAME).")
+    String nodeName;
 
     @Option(names = "--rescan-interval", defaultValue = "30s", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "Full rescan period (e.g. 10s, 1m); a rescan that finds no change sends the kubelet nothing (default: ${DEFAULT-VALUE}; env VFIO_DP_RESCAN_INTERVAL).")
@@ -49,45 +63,99 @@ final class ServeCommand implements Callable<Integer> {
             description = "Address of the HTTP /metrics, /healthz and /readyz endpoints; empty disables them (default: ${DEFAULT-VALUE}; env VFIO_DP_METRICS_ADDRESS).")
     String metricsAddress;
 
-    @Option(names = "--node-name", paramLabel = "NAME",
-            description = "This node's name, for Events on the Node about device health (default: env NODE_NAME; env VFIO_DP_NODE_NAME). Without it no events are posted.")
-    String nodeName;
+    /** How long start-up waits for the first reading of the KubeVirt CR before serving the local configuration. */
+    private static final Duration FIRST_CR_READING_WAIT = Duration.ofSeconds(5);
 
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
-        ServeSession session;
+        Serving serving;
         try {
-            Optional<InetSocketAddress> metricsAt = MetricsAddress.parse(metricsAddress);
-            ScanPolicySource source = new ScanPolicySource(new SysfsScanner(host.sysfsRoot(), host.devRoot())::scan, host.config(),
-                    PciIds.load(host.pciIds()));
-            String node = nodeName != null ? nodeName : System.getenv("NODE_NAME");
-            session = ServeSession.start(PluginSettings.of(devicePluginDir, rescanInterval), source, host.devRoot(), metricsAt,
-                    Optional.ofNullable(node).filter(n -> !n.isBlank()), new VersionProvider().getVersion()[0]);
+            serving = start();
         } catch (IOException | RuntimeException e) {
             err.println("vfio-device-plugin serve: " + e.getMessage());
             err.flush();
             return 1;
         }
-        PluginRuntime runtime = session.runtime();
         AtomicBoolean stoppedBySignal = new AtomicBoolean();
         Thread hook = new Thread(() -> {
             stoppedBySignal.set(true);
-            session.close();
+            serving.close();
             // The JVM would exit with 128+15 after a SIGTERM even though we shut down cleanly;
             // the kubelet's pod lifecycle and systemd read a non-zero status as a failure.
             Runtime.getRuntime().halt(0);
         }, "vfio-dp-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            runtime.awaitClosed();
+            serving.runtime().awaitClosed();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         if (!stoppedBySignal.get()) {
             Runtime.getRuntime().removeShutdownHook(hook);
-            session.close();
+            serving.close();
         }
         return 0;
+    }
+
+    /**
+     * The serving session (runtime, /dev/vfio watch, metrics endpoints) and, with {@code --kubevirt auto},
+     * what follows the KubeVirt CR; closed in that order.
+     */
+    private record Serving(ServeSession session, Optional<KubeVirtPolicyFollower> follower, Optional<KubernetesClient> client)
+            implements AutoCloseable {
+        PluginRuntime runtime() {
+            return session.runtime();
+        }
+
+        @Override
+        public void close() {
+            session.close();
+            follower.ifPresent(KubeVirtPolicyFollower::close);
+            client.ifPresent(KubernetesClient::close);
+        }
+    }
+
+    private Serving start() throws IOException {
+        // before waiting on the KubeVirt CR: a wrong mount should fail at once
+        PluginRuntime.checkPluginDir(devicePluginDir);
+        Optional<InetSocketAddress> metricsAt = MetricsAddress.parse(metricsAddress);
+        PrometheusRegistry registry = new PrometheusRegistry();
+        PluginMetrics metrics = new PluginMetrics(registry);
+        PermittedConfigSource local = PermittedConfigSource.file(host.config());
+        String localDescription = host.config().map(p -> "--config " + p).orElse(PermittedConfigSource.Current.DEFAULT_POLICY.origin());
+        Optional<String> node = Optional.ofNullable(nodeName).filter(n -> !n.isBlank());
+        Optional<KubernetesClient> client = Optional.empty();
+        Optional<KubeVirtPolicyFollower> follower = Optional.empty();
+        PermittedConfigSource configs = local;
+        ScanPolicySource.ProblemSink problems = new ConfigProblemReporter(Optional.empty(), metrics)::report;
+        if (kubevirt == KubeVirtMode.auto) {
+            try {
+                client = Optional.of(new KubernetesClientBuilder().build());
+            } catch (RuntimeException e) {
+                // a broken kubeconfig must not keep the GPUs from being served
+                LoggerFactory.getLogger(ServeCommand.class).warn("--kubevirt auto: cannot set up a Kubernetes client ({}); serving {} only",
+                        e.getMessage(), localDescription);
+            }
+        }
+        if (client.isPresent()) {
+            follower = Optional.of(KubeVirtPolicyFollower.start(client.get(), node, local, localDescription, metrics, FIRST_CR_READING_WAIT));
+            configs = follower.get().configs();
+            problems = follower.get().problems()::report;
+        }
+        ServeSession session;
+        try {
+            ScanPolicySource source = new ScanPolicySource(new SysfsScanner(host.sysfsRoot(), host.devRoot())::scan, configs,
+                    () -> PciIds.load(host.pciIds()), Optional.of(problems));
+            session = ServeSession.start(PluginSettings.of(devicePluginDir, rescanInterval), source, host.devRoot(), metricsAt, registry,
+                    follower.flatMap(KubeVirtPolicyFollower::events), new VersionProvider().getVersion()[0]);
+        } catch (IOException | RuntimeException e) {
+            follower.ifPresent(KubeVirtPolicyFollower::close);
+            client.ifPresent(KubernetesClient::close);
+            throw e;
+        }
+        PluginRuntime runtime = session.runtime();
+        follower.ifPresent(f -> f.attach(runtime::rescanNow));
+        return new Serving(session, follower, client);
     }
 }

@@ -1,7 +1,5 @@
 package io.vfiodp.cli;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.health.HealthEvents;
 import io.vfiodp.health.VfioDirWatch;
@@ -29,8 +27,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Everything {@code serve} runs, started in order and closed in reverse: the plugin runtime,
- * the {@code /dev/vfio} watch that triggers its rescans, the metrics endpoints and the node
- * event recorder.
+ * the {@code /dev/vfio} watch that triggers its rescans and the metrics endpoints. Device health
+ * changes go to the metrics and, when given a recorder, to Events on the Node.
  */
 final class ServeSession implements AutoCloseable {
 
@@ -47,11 +45,14 @@ final class ServeSession implements AutoCloseable {
         this.metricsServer = metricsServer;
     }
 
+    /**
+     * @param registry where the serving metrics are registered and what {@code /metrics} shows
+     * @param events   the node's event recorder, when the API and the node name are known; owned by the caller
+     */
     static ServeSession start(PluginSettings settings, NodeStateSource source, Path devRoot, Optional<InetSocketAddress> metricsAt,
-                              Optional<String> nodeName, String version) throws IOException {
+                              PrometheusRegistry registry, Optional<NodeEventRecorder> events, String version) throws IOException {
         List<AutoCloseable> started = new ArrayList<>();
         try {
-            PrometheusRegistry registry = new PrometheusRegistry();
             ServingMetrics metrics = new ServingMetrics(registry, version, Clock.systemUTC());
             VfioAvailability vfio = VfioApiCheck.check(devRoot);
             metrics.vfio(vfio);
@@ -59,18 +60,15 @@ final class ServeSession implements AutoCloseable {
             else log.warn("{}", vfio.describe());
 
             PluginListener listener = metrics;
-            if (nodeName.isPresent()) {
-                KubernetesClient client = new KubernetesClientBuilder().build();
-                started.add(client);
-                NodeEventRecorder recorder = new NodeEventRecorder(client, nodeName.get());
-                recorder.start();
-                started.add(recorder);
+            if (events.isPresent()) {
+                NodeEventRecorder recorder = events.get();
                 listener = PluginListeners.of(metrics, new HealthEvents(new HealthEvents.Sink() {
                     @Override public void warn(String reason, String message) { recorder.warn(reason, message); }
                     @Override public void normal(String reason, String message) { recorder.normal(reason, message); }
                 }));
             } else {
-                log.info("no node name (--node-name or NODE_NAME): device health changes are logged, not posted as Node events");
+                log.info("no Kubernetes API or node name (--kubevirt auto and --node-name / NODE_NAME): device health changes are logged,"
+                        + " not posted as Node events");
             }
             PluginRuntime runtime = PluginRuntime.start(settings, new TimedSource(source, metrics), listener);
             started.add(runtime);

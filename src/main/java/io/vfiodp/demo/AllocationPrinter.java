@@ -1,6 +1,6 @@
 package io.vfiodp.demo;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 
 /**
  * One way the demo shows an allocation. The demo runs every printer it is given, in order, on
@@ -9,5 +9,5 @@ import java.io.PrintStream;
  */
 @FunctionalInterface
 public interface AllocationPrinter {
-    void print(DemoAllocation allocation, PrintStream out);
+    void print(DemoAllocation allocation, PrintWriter out);
 }

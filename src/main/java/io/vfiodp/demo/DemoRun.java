@@ -2,6 +2,8 @@ package io.vfiodp.demo;
 
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.inventory.InventoryReport;
+import io.vfiodp.inventory.InventoryText;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.plugin.ScanPolicySource;
@@ -11,7 +13,7 @@ import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +21,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 
 /**
  * The whole flow on a fixture node bundled in the jar: scan and policy (printed as the
@@ -34,16 +35,11 @@ public final class DemoRun {
     public static final List<AllocationPrinter> DEFAULT_PRINTERS = List.of(new EnvAndDeviceSpecPrinter());
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private final PrintStream out;
-    private final Function<ScanPolicySource.Evaluation, String> inventory;
+    private final PrintWriter out;
     private final List<AllocationPrinter> printers;
 
-    /**
-     * @param inventory renders the scan and policy decision as the {@code inventory} command prints it
-     */
-    public DemoRun(PrintStream out, Function<ScanPolicySource.Evaluation, String> inventory, List<AllocationPrinter> printers) {
+    public DemoRun(PrintWriter out, List<AllocationPrinter> printers) {
         this.out = out;
-        this.inventory = inventory;
         this.printers = List.copyOf(printers);
     }
 
@@ -63,15 +59,16 @@ public final class DemoRun {
         Path node = workDir.resolve("node");
         TreeManifest.materialise(bundledNode(), node);
         Path pluginDir = Files.createDirectories(workDir.resolve("device-plugins"));
-        out.println("== Node: bundled fixture " + BUNDLED_NODE.substring(BUNDLED_NODE.lastIndexOf('/') + 1)
-                + ", materialised in " + node + " (sys/ plays /sys, dev/ plays /dev)");
+        out.println("== Node: the t4-numa fixture bundled in the jar, rebuilt in " + node + " (sys/ plays /sys, dev/ plays /dev)");
 
+        PciIds pciIds = PciIds.bundled();
         ScanPolicySource source = new ScanPolicySource(new SysfsScanner(node.resolve("sys"), node.resolve("dev"))::scan,
-                Optional.empty(), PciIds.bundled());
+                Optional.empty(), pciIds);
         ScanPolicySource.Evaluation evaluation = source.evaluate();
         out.println();
         out.println("== Inventory (what `inventory` prints for this node)");
-        out.print(inventory.apply(evaluation));
+        out.print(InventoryText.format(InventoryReport.of(evaluation.snapshot(), evaluation.result(), pciIds, Optional.empty(),
+                evaluation.configWarnings())));
 
         List<DesiredResource> resources = List.copyOf(evaluation.result().desiredState().resources().values());
         List<String> names = resources.stream().map(r -> r.name().value()).toList();
@@ -90,6 +87,7 @@ public final class DemoRun {
             out.println("== Shut down: final empty device lists sent, plugin sockets removed"
                     + (onlyKubeletSocketLeft(pluginDir) ? "" : " (some sockets are still there!)"));
         }
+        out.flush();
     }
 
     private boolean onlyKubeletSocketLeft(Path pluginDir) throws IOException {

@@ -1,7 +1,7 @@
 package io.vfiodp.demo;
 
 import io.vfiodp.proto.deviceplugin.v1beta1.DeviceSpec;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -9,7 +9,7 @@ import java.util.TreeMap;
 final class EnvAndDeviceSpecPrinter implements AllocationPrinter {
 
     @Override
-    public void print(DemoAllocation allocation, PrintStream out) {
+    public void print(DemoAllocation allocation, PrintWriter out) {
         for (Map.Entry<String, String> e : new TreeMap<>(allocation.response().getEnvsMap()).entrySet()) {
             out.println("    env     " + e.getKey() + "=" + e.getValue());
         }

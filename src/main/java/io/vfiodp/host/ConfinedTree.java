@@ -1,12 +1,12 @@
 package io.vfiodp.host;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -16,9 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
-import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,10 +27,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * that climbs above the root, is absolute, dangles, or loops is reported for the entry that
  * holds the link, and nothing outside the root is ever opened or even looked at.
  *
- * <p>Paths handed out are real (no symbolic link in any component), so files inside them can be
- * opened with {@code O_NOFOLLOW} on the last component only. Directories already proven real are
- * remembered for the life of this object, which keeps a scan to about one {@code lstat} per
- * device: sysfs link targets share almost all of their components. Safe for concurrent use.
+ * <p>Paths handed out are absolute and real (no symbolic link in any component), so files in
+ * them can be opened with {@code O_NOFOLLOW} on the last component only. Directories already
+ * proven real are remembered for the life of this object, which keeps a scan to about one
+ * {@code lstat} per device: sysfs link targets share almost all of their components. Paths are
+ * plain strings because a scan handles tens of thousands of them and {@link Path} parsing and
+ * hashing dominated its cost. Safe for concurrent use.
  */
 final class ConfinedTree {
 
@@ -41,10 +41,12 @@ final class ConfinedTree {
     /** Attribute files are a single value; anything larger is not a value we understand. */
     static final int MAX_ATTRIBUTE_BYTES = 4096;
 
-    private final Path root;
-    private final Set<Path> realDirectories = ConcurrentHashMap.newKeySet();
+    private final String root;
+    private final Set<String> realDirectories = ConcurrentHashMap.newKeySet();
+    private final ThreadLocal<ByteBuffer> readBuffers =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(MAX_ATTRIBUTE_BYTES + 1));
 
-    private ConfinedTree(Path realRoot) {
+    private ConfinedTree(String realRoot) {
         this.root = realRoot;
         realDirectories.add(realRoot);
     }
@@ -53,47 +55,105 @@ final class ConfinedTree {
     static ConfinedTree open(Path root) throws IOException {
         Path real = root.toRealPath();
         if (!Files.isDirectory(real, LinkOption.NOFOLLOW_LINKS)) throw new NotDirectoryException(root.toString());
-        return new ConfinedTree(real);
+        return new ConfinedTree(real.toString());
     }
 
-    Path root() {
+    String root() {
         return root;
     }
 
     /** The path as problems name it: relative to the root, {@code .} for the root itself. */
-    String shown(Path path) {
-        String rel = root.relativize(path).toString();
-        return rel.isEmpty() ? "." : rel;
+    String shown(String path) {
+        if (path.equals(root)) return ".";
+        return path.startsWith(root + "/") ? path.substring(root.length() + 1) : path;
+    }
+
+    static String child(String dir, String name) {
+        return dir.equals("/") ? "/" + name : dir + "/" + name;
+    }
+
+    static String fileName(String path) {
+        return path.substring(path.lastIndexOf('/') + 1);
+    }
+
+    static String parent(String path) {
+        int slash = path.lastIndexOf('/');
+        return slash <= 0 ? "/" : path.substring(0, slash);
+    }
+
+    boolean isRoot(String path) {
+        return path.equals(root);
     }
 
     /**
      * The entry {@code name} of the real directory {@code dir}, with any link resolved inside
-     * the root.
+     * the root; {@code shownAs} names it in problems.
      */
-    Path entry(Path dir, String name) throws EntryUnreadable {
-        return entry(dir, name, shown(dir.resolve(name)));
+    String entry(String dir, String name, String shownAs) throws EntryUnreadable {
+        return resolve(dir, name, shownAs);
     }
 
-    /** As {@link #entry(Path, String)}, naming the entry {@code shownAs} in problems. */
-    Path entry(Path dir, String name, String shownAs) throws EntryUnreadable {
-        return resolveComponents(dir, List.of(name), shownAs);
+    /**
+     * The target of {@code name} in the real directory {@code dir}, which is expected to be a
+     * symbolic link (sysfs's {@code driver}, {@code iommu_group}, {@code bus/pci/devices/X}
+     * ...), as a real directory inside the root. Reads the link straight away instead of
+     * {@code lstat}ing it first; anything else falls back to {@link #directory}.
+     */
+    String linkedDirectory(String dir, String name, String shownAs) throws EntryUnreadable {
+        String link = child(dir, name);
+        String target;
+        try {
+            target = Files.readSymbolicLink(Path.of(link)).toString();
+        } catch (IOException e) {
+            return directory(dir, name, shownAs);
+        }
+        String resolved = lexicalTarget(dir, target);
+        if (resolved != null) {
+            if (realDirectories.contains(resolved)) return resolved;
+            String parent = parent(resolved);
+            if (realDirectories.contains(parent)) return directory(parent, fileName(resolved), shownAs, 1);
+        }
+        return directory(dir, name, shownAs);
     }
 
-    /** As {@link #entry(Path, String)}, but empty when no such entry exists (not even as a link). */
-    Optional<Path> optionalEntry(Path dir, String name) throws EntryUnreadable {
-        Path candidate = dir.resolve(name);
+    /**
+     * {@code dir} joined with a link target of the plain sysfs shape (leading {@code ..}
+     * components, then names), or null for any other shape or a target above the root. Only
+     * leading {@code ..} can be applied lexically: {@code dir} is real, the names are not yet.
+     */
+    private String lexicalTarget(String dir, String target) {
+        if (target.isEmpty() || target.charAt(0) == '/') return null;
+        String base = dir;
+        int i = 0;
+        while (target.startsWith("../", i)) {
+            if (base.equals(root)) return null;
+            base = parent(base);
+            i += 3;
+        }
+        String rest = target.substring(i);
+        if (rest.isEmpty() || rest.startsWith("/") || rest.endsWith("/") || rest.contains("//")
+                || rest.equals("..") || rest.equals(".") || rest.startsWith("./") || rest.startsWith("../")
+                || rest.contains("/./") || rest.contains("/../") || rest.endsWith("/.") || rest.endsWith("/..")) {
+            return null;
+        }
+        return base + "/" + rest;
+    }
+
+    /** As {@link #entry}, but empty when no such entry exists (not even as a link). */
+    Optional<String> optionalEntry(String dir, String name, String shownAs) throws EntryUnreadable {
+        String candidate = child(dir, name);
         if (realDirectories.contains(candidate)) return Optional.of(candidate);
-        if (!Files.exists(candidate, LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
-        return Optional.of(entry(dir, name));
+        if (!Files.exists(Path.of(candidate), LinkOption.NOFOLLOW_LINKS)) return Optional.empty();
+        return Optional.of(entry(dir, name, shownAs));
     }
 
-    /** Like {@link #entry(Path, String)} and the result must be a directory. */
-    Path directory(Path dir, String name) throws EntryUnreadable {
-        return directory(dir, name, shown(dir.resolve(name)));
+    /** Like {@link #entry} and the result must be a directory. */
+    String directory(String dir, String name, String shownAs) throws EntryUnreadable {
+        return directory(dir, name, shownAs, 0);
     }
 
-    Path directory(Path dir, String name, String shownAs) throws EntryUnreadable {
-        Path target = entry(dir, name, shownAs);
+    private String directory(String dir, String name, String shownAs, int hopsSoFar) throws EntryUnreadable {
+        String target = resolve(dir, name, shownAs, hopsSoFar);
         if (!realDirectories.contains(target)) {
             throw new EntryUnreadable(shownAs, "not a directory (resolves to " + shown(target) + ")");
         }
@@ -101,44 +161,37 @@ final class ConfinedTree {
     }
 
     /** Walks a relative path such as {@code kernel/iommu_groups}, resolving links in the root. */
-    Path walk(String relative) throws EntryUnreadable {
-        List<String> parts = new ArrayList<>();
-        for (String part : relative.split("/")) {
-            if (!part.isEmpty()) parts.add(part);
-        }
-        return resolveComponents(root, parts, relative);
+    String walk(String relative) throws EntryUnreadable {
+        return resolve(root, relative, relative);
     }
 
     /** Names in a real directory, unsorted. */
-    List<String> list(Path dir) throws EntryUnreadable {
-        List<String> names = new ArrayList<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-            for (Path p : entries) names.add(p.getFileName().toString());
-        } catch (NoSuchFileException e) {
-            throw EntryUnreadable.missing(shown(dir));
-        } catch (IOException e) {
-            throw new EntryUnreadable(shown(dir), "cannot list directory: " + describe(e));
-        }
-        return names;
+    String[] list(String dir) throws EntryUnreadable {
+        // java.io.File lists with opendir/readdir and no per-entry Path objects; dir is real,
+        // so following links here cannot happen.
+        String[] names = new File(dir).list();
+        if (names != null) return names;
+        Path p = Path.of(dir);
+        if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) throw EntryUnreadable.missing(shown(dir));
+        if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) throw new EntryUnreadable(shown(dir), "not a directory");
+        throw new EntryUnreadable(shown(dir), "cannot list directory");
     }
 
     /**
      * Reads an attribute file of a real directory: at most {@value #MAX_ATTRIBUTE_BYTES} bytes,
      * strict UTF-8, surrounding whitespace removed, not empty.
      */
-    String attribute(Path dir, String name) throws EntryUnreadable {
-        return attribute(dir, name, shown(dir.resolve(name)));
-    }
-
-    String attribute(Path dir, String name, String shownAs) throws EntryUnreadable {
-        String value = rawAttribute(dir.resolve(name), shownAs).strip();
+    String attribute(String dir, String name, String shownAs) throws EntryUnreadable {
+        String value = rawAttribute(dir, name, shownAs).strip();
         if (value.isEmpty()) throw new EntryUnreadable(shownAs, "empty");
         return value;
     }
 
     /** The attribute's text as stored (not stripped), possibly empty; same limits otherwise. */
-    String rawAttribute(Path file, String shownAs) throws EntryUnreadable {
-        ByteBuffer buf = ByteBuffer.allocate(MAX_ATTRIBUTE_BYTES + 1);
+    String rawAttribute(String dir, String name, String shownAs) throws EntryUnreadable {
+        Path file = Path.of(child(dir, name));
+        ByteBuffer buf = readBuffers.get();
+        buf.clear();
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             // One read: regular files and sysfs attributes hand over everything available up
             // to the buffer size at once, so a full buffer means the file is too large. A
@@ -155,18 +208,15 @@ final class ConfinedTree {
             throw new EntryUnreadable(shownAs, "cannot read: " + describe(e));
         }
         buf.flip();
-        return decode(buf, shownAs);
+        byte[] bytes = new byte[buf.remaining()];
+        buf.get(bytes);
+        return decode(bytes, shownAs);
     }
 
-    /**
-     * As {@link #rawAttribute} but empty when the file does not exist. Used for files the
-     * kernel may legitimately leave out.
-     */
-    Optional<String> optionalRawAttribute(Path dir, String name) throws EntryUnreadable {
-        Path file = dir.resolve(name);
-        String shownAs = shown(file);
+    /** As {@link #rawAttribute} but empty when the file does not exist. */
+    Optional<String> optionalRawAttribute(String dir, String name, String shownAs) throws EntryUnreadable {
         try {
-            return Optional.of(rawAttribute(file, shownAs));
+            return Optional.of(rawAttribute(dir, name, shownAs));
         } catch (EntryUnreadable e) {
             if (e.isMissing()) return Optional.empty();
             throw e;
@@ -174,9 +224,9 @@ final class ConfinedTree {
     }
 
     /** True when {@code name} in {@code dir} is a char device or a regular file (not followed). */
-    boolean isDeviceNode(Path dir, String name) {
+    boolean isDeviceNode(String dir, String name) {
         try {
-            int mode = (Integer) Files.getAttribute(dir.resolve(name), "unix:mode", LinkOption.NOFOLLOW_LINKS);
+            int mode = (Integer) Files.getAttribute(Path.of(child(dir, name)), "unix:mode", LinkOption.NOFOLLOW_LINKS);
             int type = mode & 0170000;
             return type == 0020000 || type == 0100000;
         } catch (IOException | UnsupportedOperationException e) {
@@ -184,52 +234,53 @@ final class ConfinedTree {
         }
     }
 
-    private static String decode(ByteBuffer buf, String shownAs) throws EntryUnreadable {
-        boolean ascii = true;
-        for (int i = buf.position(); i < buf.limit(); i++) {
-            if (buf.get(i) < 0) {
-                ascii = false;
-                break;
+    private static String decode(byte[] bytes, String shownAs) throws EntryUnreadable {
+        for (byte b : bytes) {
+            if (b < 0) {
+                try {
+                    CharBuffer chars = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes));
+                    return chars.toString();
+                } catch (CharacterCodingException e) {
+                    throw new EntryUnreadable(shownAs, "not UTF-8 text");
+                }
             }
         }
-        if (ascii) return new String(buf.array(), 0, buf.limit(), StandardCharsets.US_ASCII);
-        try {
-            CharBuffer chars = StandardCharsets.UTF_8.newDecoder().decode(buf);
-            return chars.toString();
-        } catch (CharacterCodingException e) {
-            throw new EntryUnreadable(shownAs, "not UTF-8 text");
-        }
+        return new String(bytes, StandardCharsets.US_ASCII);
     }
 
     /**
-     * Resolves {@code components} starting at the real directory {@code start}. Every
-     * component is checked with {@code lstat} unless already proven real; links are read and
-     * their targets pushed in front of the remaining components, so nested links and links in
-     * the middle of a target are handled alike.
+     * Resolves the relative path {@code relative} starting at the real directory {@code start}.
+     * Every component is checked with {@code lstat} unless already proven real; links are read
+     * and their targets pushed in front of the remaining components, so nested links and links
+     * in the middle of a target are handled alike.
      */
-    private Path resolveComponents(Path start, List<String> components, String shownAs) throws EntryUnreadable {
-        Deque<String> pending = new ArrayDeque<>(components);
-        Path current = start;
-        int hops = 0;
+    private String resolve(String start, String relative, String shownAs) throws EntryUnreadable {
+        return resolve(start, relative, shownAs, 0);
+    }
+
+    private String resolve(String start, String relative, String shownAs, int hopsSoFar) throws EntryUnreadable {
+        Deque<String> pending = new ArrayDeque<>(8);
+        pushFront(pending, relative);
+        String current = start;
+        int hops = hopsSoFar;
         while (!pending.isEmpty()) {
             String part = pending.pollFirst();
             if (part.isEmpty() || part.equals(".")) continue;
             if (part.equals("..")) {
                 // current is real, so its lexical parent is its true parent
-                if (current.equals(root)) {
-                    throw new EntryUnreadable(shownAs, "link leads outside the scanned root");
-                }
-                current = current.getParent();
+                if (current.equals(root)) throw new EntryUnreadable(shownAs, "link leads outside the scanned root");
+                current = parent(current);
                 continue;
             }
-            Path next = current.resolve(part);
+            String next = child(current, part);
             if (realDirectories.contains(next)) {
                 current = next;
                 continue;
             }
+            Path nextPath = Path.of(next);
             BasicFileAttributes attrs;
             try {
-                attrs = Files.readAttributes(next, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                attrs = Files.readAttributes(nextPath, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             } catch (NoSuchFileException e) {
                 if (hops == 0) throw EntryUnreadable.missing(shownAs);
                 throw new EntryUnreadable(shownAs, "dangling link (" + shown(next) + " does not exist)");
@@ -242,24 +293,31 @@ final class ConfinedTree {
                 }
                 String target;
                 try {
-                    target = Files.readSymbolicLink(next).toString();
+                    target = Files.readSymbolicLink(nextPath).toString();
                 } catch (IOException e) {
                     throw new EntryUnreadable(shownAs, "cannot read link " + shown(next) + ": " + describe(e));
                 }
                 if (target.startsWith("/")) {
                     throw new EntryUnreadable(shownAs, "absolute link target '" + target + "' (sysfs links are relative)");
                 }
-                String[] targetParts = target.split("/");
-                for (int i = targetParts.length - 1; i >= 0; i--) pending.addFirst(targetParts[i]);
+                pushFront(pending, target);
                 continue;
             }
             if (attrs.isDirectory()) realDirectories.add(next);
-            else if (!pending.isEmpty()) {
-                throw new EntryUnreadable(shownAs, shown(next) + " is not a directory");
-            }
+            else if (!pending.isEmpty()) throw new EntryUnreadable(shownAs, shown(next) + " is not a directory");
             current = next;
         }
         return current;
+    }
+
+    private static void pushFront(Deque<String> pending, String path) {
+        int end = path.length();
+        for (int i = path.length() - 1; i >= -1; i--) {
+            if (i == -1 || path.charAt(i) == '/') {
+                if (end > i + 1) pending.addFirst(path.substring(i + 1, end));
+                end = i;
+            }
+        }
     }
 
     private static String describe(IOException e) {

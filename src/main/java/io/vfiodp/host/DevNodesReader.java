@@ -1,6 +1,5 @@
 package io.vfiodp.host;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -21,12 +20,12 @@ final class DevNodesReader {
 
     DevNodes read(List<ScanProblem> problems) {
         boolean iommu = dev.isDeviceNode(dev.root(), "iommu");
-        Optional<Path> vfio = directory(dev.root(), "vfio", problems);
+        Optional<String> vfio = directory(dev.root(), "vfio", problems);
         if (vfio.isEmpty()) return DevNodes.of(false, java.util.Set.of(), iommu, java.util.Set.of());
 
         boolean container = false;
         TreeSet<Integer> groups = new TreeSet<>();
-        List<String> names = list(vfio.get(), problems);
+        List<String> names = List.of(list(vfio.get(), problems));
         for (String name : names) {
             if (name.equals("vfio")) container = dev.isDeviceNode(vfio.get(), name);
             else if (PciFunctionReader.isDigits(name, 0) && name.length() <= 7 && dev.isDeviceNode(vfio.get(), name)) {
@@ -35,7 +34,7 @@ final class DevNodesReader {
         }
         TreeSet<String> cdevs = new TreeSet<>();
         if (names.contains("devices")) {
-            Optional<Path> devices = directory(vfio.get(), "devices", problems);
+            Optional<String> devices = directory(vfio.get(), "devices", problems);
             if (devices.isPresent()) {
                 for (String name : list(devices.get(), problems)) {
                     if (name.startsWith("vfio") && PciFunctionReader.isDigits(name, 4) && dev.isDeviceNode(devices.get(), name)) {
@@ -47,22 +46,23 @@ final class DevNodesReader {
         return DevNodes.of(container, groups, iommu, cdevs);
     }
 
-    private Optional<Path> directory(Path parent, String name, List<ScanProblem> problems) {
+    private Optional<String> directory(String parent, String name, List<ScanProblem> problems) {
+        String shownAs = dev.shown(ConfinedTree.child(parent, name));
         try {
-            if (dev.optionalEntry(parent, name).isEmpty()) return Optional.empty();
-            return Optional.of(dev.directory(parent, name));
+            if (dev.optionalEntry(parent, name, shownAs).isEmpty()) return Optional.empty();
+            return Optional.of(dev.directory(parent, name, shownAs));
         } catch (EntryUnreadable e) {
             problems.add(devProblem(e));
             return Optional.empty();
         }
     }
 
-    private List<String> list(Path dir, List<ScanProblem> problems) {
+    private String[] list(String dir, List<ScanProblem> problems) {
         try {
             return dev.list(dir);
         } catch (EntryUnreadable e) {
             problems.add(devProblem(e));
-            return List.of();
+            return new String[0];
         }
     }
 

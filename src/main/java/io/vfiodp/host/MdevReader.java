@@ -1,6 +1,5 @@
 package io.vfiodp.host;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -30,8 +29,8 @@ final class MdevReader {
     /** The parent's types, sorted by id; empty when the types directory is unreadable. */
     Optional<MdevParent> readParent(ScannedFunction.Found parent, List<ScanProblem> problems) {
         String shownTypes = parent.shownAs() + "/mdev_supported_types";
-        List<String> ids;
-        Path typesDir;
+        String[] ids;
+        String typesDir;
         try {
             typesDir = sys.directory(parent.dir(), "mdev_supported_types", shownTypes);
             ids = sys.list(typesDir);
@@ -40,7 +39,7 @@ final class MdevReader {
             return Optional.empty();
         }
         List<MdevType> types = new ArrayList<>();
-        for (String id : ids.stream().sorted().toList()) {
+        for (String id : java.util.Arrays.stream(ids).sorted().toList()) {
             String shown = shownTypes + "/" + id;
             try {
                 types.add(readType(sys.directory(typesDir, id, shown), id, shown));
@@ -51,8 +50,8 @@ final class MdevReader {
         return Optional.of(new MdevParent(parent.function().address(), types));
     }
 
-    private MdevType readType(Path typeDir, String id, String shown) throws EntryUnreadable {
-        Set<String> names = new HashSet<>(sys.list(typeDir));
+    private MdevType readType(String typeDir, String id, String shown) throws EntryUnreadable {
+        Set<String> names = new HashSet<>(List.of(sys.list(typeDir)));
         Optional<String> name = names.contains("name")
                 ? Optional.of(sys.attribute(typeDir, "name", shown + "/name")) : Optional.empty();
         int available = SysfsValues.decimal(sys.attribute(typeDir, "available_instances", shown + "/available_instances"),
@@ -60,7 +59,7 @@ final class MdevReader {
         String deviceApi = sys.attribute(typeDir, "device_api", shown + "/device_api");
         Optional<String> description = Optional.empty();
         if (names.contains("description")) {
-            String text = sys.rawAttribute(typeDir.resolve("description"), shown + "/description").strip();
+            String text = sys.rawAttribute(typeDir, "description", shown + "/description").strip();
             if (!text.isEmpty()) description = Optional.of(text);
         }
         return new MdevType(id, name, available, deviceApi, description);
@@ -70,9 +69,9 @@ final class MdevReader {
      * Every instance under {@code bus/mdev/devices}; none when the mdev bus is absent. The
      * real directories of their IOMMU groups are added to {@code groupDirs}.
      */
-    List<MdevInstance> readInstances(List<ScanProblem> problems, Map<Integer, Path> groupDirs) {
-        Path devicesDir;
-        List<String> uuids;
+    List<MdevInstance> readInstances(List<ScanProblem> problems, Map<Integer, String> groupDirs) {
+        String devicesDir;
+        String[] uuids;
         try {
             devicesDir = sys.walk("bus/mdev/devices");
             uuids = sys.list(devicesDir);
@@ -81,35 +80,35 @@ final class MdevReader {
             return List.of();
         }
         List<MdevInstance> instances = new ArrayList<>();
-        for (String uuid : uuids.stream().sorted().toList()) {
+        for (String uuid : java.util.Arrays.stream(uuids).sorted().toList()) {
             String shown = "bus/mdev/devices/" + uuid;
             try {
                 if (!UUID.matcher(uuid).matches()) throw new EntryUnreadable(shown, "not a lower-case mdev UUID");
-                Path dir = sys.directory(devicesDir, uuid, shown);
-                if (!dir.getFileName().toString().equals(uuid)) {
+                String dir = sys.linkedDirectory(devicesDir, uuid, shown);
+                if (!ConfinedTree.fileName(dir).equals(uuid)) {
                     throw new EntryUnreadable(shown, "link leads to " + sys.shown(dir) + ", not to this mdev");
                 }
-                PciAddress parent = PciAddress.tryParse(dir.getParent().getFileName().toString())
+                PciAddress parent = PciAddress.tryParse(ConfinedTree.fileName(ConfinedTree.parent(dir)))
                         .orElseThrow(() -> new EntryUnreadable(shown, "not below a PCI function (" + sys.shown(dir) + ")"));
 
-                Path typeDir = sys.directory(dir, "mdev_type", shown + "/mdev_type");
-                if (!typeDir.getParent().getFileName().toString().equals("mdev_supported_types")) {
+                String typeDir = sys.linkedDirectory(dir, "mdev_type", shown + "/mdev_type");
+                if (!ConfinedTree.fileName(ConfinedTree.parent(typeDir)).equals("mdev_supported_types")) {
                     throw new EntryUnreadable(shown + "/mdev_type", "link leads to " + sys.shown(typeDir) + ", not to an mdev type");
                 }
-                String typeId = typeDir.getFileName().toString();
+                String typeId = ConfinedTree.fileName(typeDir);
                 String typeShown = sys.shown(typeDir) + "/name";
-                Optional<String> rawName = sys.optionalRawAttribute(typeDir, "name");
+                Optional<String> rawName = sys.optionalRawAttribute(typeDir, "name", typeShown);
                 String typeName = typeId;
                 if (rawName.isPresent()) {
                     typeName = rawName.get().strip();
                     if (typeName.isEmpty()) throw new EntryUnreadable(typeShown, "empty");
                 }
 
-                Path groupDir = sys.directory(dir, "iommu_group", shown + "/iommu_group");
-                if (!groupDir.getParent().getFileName().toString().equals("iommu_groups")) {
+                String groupDir = sys.linkedDirectory(dir, "iommu_group", shown + "/iommu_group");
+                if (!ConfinedTree.fileName(ConfinedTree.parent(groupDir)).equals("iommu_groups")) {
                     throw new EntryUnreadable(shown + "/iommu_group", "link leads to " + sys.shown(groupDir) + ", not into 'iommu_groups'");
                 }
-                int group = SysfsValues.decimal(groupDir.getFileName().toString(), 0, MAX_GROUP, shown + "/iommu_group");
+                int group = SysfsValues.decimal(ConfinedTree.fileName(groupDir), 0, MAX_GROUP, shown + "/iommu_group");
                 groupDirs.putIfAbsent(group, groupDir);
                 instances.add(new MdevInstance(uuid, typeId, typeName, parent, group));
             } catch (EntryUnreadable e) {

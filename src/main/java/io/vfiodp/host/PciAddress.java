@@ -1,9 +1,6 @@
 package io.vfiodp.host;
 
-import java.util.Comparator;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A PCI function address as sysfs prints it: {@code DDDD:BB:SS.F}, lower-case hex, 4-digit
@@ -12,12 +9,7 @@ import java.util.regex.Pattern;
  */
 public record PciAddress(int domain, int bus, int slot, int function) implements Comparable<PciAddress> {
 
-    private static final Pattern FORMAT =
-            Pattern.compile("([0-9a-f]{4}):([0-9a-f]{2}):([0-9a-f]{2})\\.([0-7])");
-    private static final Comparator<PciAddress> ORDER = Comparator.comparingInt(PciAddress::domain)
-            .thenComparingInt(PciAddress::bus)
-            .thenComparingInt(PciAddress::slot)
-            .thenComparingInt(PciAddress::function);
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     public PciAddress {
         if (domain < 0 || domain > 0xffff) throw new IllegalArgumentException("PCI domain out of range: " + domain);
@@ -32,14 +24,35 @@ public record PciAddress(int domain, int bus, int slot, int function) implements
                 "not a PCI address (expected DDDD:BB:SS.F, lower-case hex): '" + text + "'"));
     }
 
+    /**
+     * Parses {@code DDDD:BB:SS.F}, or empty. Written out by hand rather than as a regular
+     * expression: a host scan parses every directory name under {@code bus/pci/devices} and
+     * every link target, thousands per scan.
+     */
     public static Optional<PciAddress> tryParse(String text) {
-        if (text == null) return Optional.empty();
-        Matcher m = FORMAT.matcher(text);
-        if (!m.matches()) return Optional.empty();
-        int slot = Integer.parseInt(m.group(3), 16);
-        if (slot > 0x1f) return Optional.empty();
-        return Optional.of(new PciAddress(Integer.parseInt(m.group(1), 16), Integer.parseInt(m.group(2), 16),
-                slot, Integer.parseInt(m.group(4))));
+        if (text == null || text.length() != 12 || text.charAt(4) != ':' || text.charAt(7) != ':' || text.charAt(10) != '.') {
+            return Optional.empty();
+        }
+        int domain = hex(text, 0, 4);
+        int bus = hex(text, 5, 7);
+        int slot = hex(text, 8, 10);
+        char fn = text.charAt(11);
+        if (domain < 0 || bus < 0 || slot < 0 || slot > 0x1f || fn < '0' || fn > '7') return Optional.empty();
+        return Optional.of(new PciAddress(domain, bus, slot, fn - '0'));
+    }
+
+    /** Lower-case hex digits only, as sysfs prints them; -1 otherwise. */
+    private static int hex(String text, int from, int to) {
+        int value = 0;
+        for (int i = from; i < to; i++) {
+            char c = text.charAt(i);
+            int digit;
+            if (c >= '0' && c <= '9') digit = c - '0';
+            else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+            else return -1;
+            value = value * 16 + digit;
+        }
+        return value;
     }
 
     /** The same device, another function number (for multifunction cards). */
@@ -51,13 +64,23 @@ public record PciAddress(int domain, int bus, int slot, int function) implements
         return domain == other.domain && bus == other.bus && slot == other.slot;
     }
 
+    /** Domain, bus, slot, function packed in that order of significance; compare unsigned (domain uses the top bit). */
+    private int ordinal() {
+        return domain << 16 | bus << 8 | slot << 3 | function;
+    }
+
     @Override
     public int compareTo(PciAddress o) {
-        return ORDER.compare(this, o);
+        return Integer.compareUnsigned(ordinal(), o.ordinal());
     }
 
     @Override
     public String toString() {
-        return String.format("%04x:%02x:%02x.%x", domain, bus, slot, function);
+        char[] c = {
+            HEX[domain >> 12 & 0xf], HEX[domain >> 8 & 0xf], HEX[domain >> 4 & 0xf], HEX[domain & 0xf], ':',
+            HEX[bus >> 4 & 0xf], HEX[bus & 0xf], ':',
+            HEX[slot >> 4 & 0xf], HEX[slot & 0xf], '.', HEX[function]
+        };
+        return new String(c);
     }
 }

@@ -1,6 +1,5 @@
 package io.vfiodp.host;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -33,9 +32,9 @@ final class PciFunctionReader {
     private static final int MAX_GROUP = 1 << 20;
 
     private final ConfinedTree sys;
-    private final Path devicesDir;
+    private final String devicesDir;
 
-    PciFunctionReader(ConfinedTree sys, Path devicesDir) {
+    PciFunctionReader(ConfinedTree sys, String devicesDir) {
         this.sys = sys;
         this.devicesDir = devicesDir;
     }
@@ -44,11 +43,12 @@ final class PciFunctionReader {
         String shown = "bus/pci/devices/" + address;
         List<ScanProblem> warnings = new ArrayList<>();
         try {
-            Path dir = sys.directory(devicesDir, address.toString(), shown);
-            if (!dir.getFileName().toString().equals(address.toString())) {
-                throw new EntryUnreadable(shown, "link leads to a device named " + dir.getFileName() + ", not " + address);
+            String name = address.toString();
+            String dir = sys.linkedDirectory(devicesDir, name, shown);
+            if (!ConfinedTree.fileName(dir).equals(name)) {
+                throw new EntryUnreadable(shown, "link leads to a device named " + ConfinedTree.fileName(dir) + ", not " + address);
             }
-            Set<String> names = new HashSet<>(sys.list(dir));
+            Set<String> names = new HashSet<>(List.of(sys.list(dir)));
             int vendor = SysfsValues.hex(sys.attribute(dir, "vendor", shown + "/vendor"), 0xffff, shown + "/vendor");
             int device = SysfsValues.hex(sys.attribute(dir, "device", shown + "/device"), 0xffff, shown + "/device");
             int classCode = SysfsValues.hex(sys.attribute(dir, "class", shown + "/class"), 0xffffff, shown + "/class");
@@ -58,17 +58,17 @@ final class PciFunctionReader {
 
             Optional<String> driver = Optional.empty();
             if (names.contains("driver")) {
-                Path target = sys.directory(dir, "driver", shown + "/driver");
+                String target = sys.linkedDirectory(dir, "driver", shown + "/driver");
                 requireParentNamed(target, "drivers", shown + "/driver");
-                driver = Optional.of(target.getFileName().toString());
+                driver = Optional.of(ConfinedTree.fileName(target));
             }
 
             OptionalInt group = OptionalInt.empty();
-            Optional<Path> groupDir = Optional.empty();
+            Optional<String> groupDir = Optional.empty();
             if (names.contains("iommu_group")) {
-                Path target = sys.directory(dir, "iommu_group", shown + "/iommu_group");
+                String target = sys.linkedDirectory(dir, "iommu_group", shown + "/iommu_group");
                 requireParentNamed(target, "iommu_groups", shown + "/iommu_group");
-                group = OptionalInt.of(SysfsValues.decimal(target.getFileName().toString(), 0, MAX_GROUP, shown + "/iommu_group"));
+                group = OptionalInt.of(SysfsValues.decimal(ConfinedTree.fileName(target), 0, MAX_GROUP, shown + "/iommu_group"));
                 groupDir = Optional.of(target);
             }
 
@@ -107,9 +107,9 @@ final class PciFunctionReader {
             if (names.contains("physfn")) physfn = Optional.of(linkedFunction(dir, "physfn", shown));
 
             TreeMap<Integer, String> virtfnLinks = new TreeMap<>();
-            for (String name : names) {
-                if (name.startsWith("virtfn") && name.length() > 6 && name.length() <= 12 && isDigits(name, 6)) {
-                    virtfnLinks.put(Integer.parseInt(name.substring(6)), name);
+            for (String entry : names) {
+                if (entry.startsWith("virtfn") && entry.length() > 6 && entry.length() <= 12 && isDigits(entry, 6)) {
+                    virtfnLinks.put(Integer.parseInt(entry.substring(6)), entry);
                 }
             }
             List<PciAddress> virtfns = new ArrayList<>(virtfnLinks.size());
@@ -133,7 +133,7 @@ final class PciFunctionReader {
         }
     }
 
-    private int hexOrZero(Path dir, String shown, String name, int max, List<ScanProblem> warnings) {
+    private int hexOrZero(String dir, String shown, String name, int max, List<ScanProblem> warnings) {
         String shownAs = shown + "/" + name;
         try {
             return SysfsValues.hex(sys.attribute(dir, name, shownAs), max, shownAs);
@@ -143,15 +143,15 @@ final class PciFunctionReader {
         }
     }
 
-    private PciAddress linkedFunction(Path dir, String link, String shown) throws EntryUnreadable {
-        Path target = sys.directory(dir, link, shown + "/" + link);
-        String name = target.getFileName().toString();
+    private PciAddress linkedFunction(String dir, String link, String shown) throws EntryUnreadable {
+        String target = sys.linkedDirectory(dir, link, shown + "/" + link);
+        String name = ConfinedTree.fileName(target);
         return PciAddress.tryParse(name).orElseThrow(() -> new EntryUnreadable(shown + "/" + link,
                 "link leads to " + sys.shown(target) + ", not a PCI function"));
     }
 
-    private Optional<String> vfioCdev(Path dir, String shown) throws EntryUnreadable {
-        Path vfioDev = sys.directory(dir, "vfio-dev", shown + "/vfio-dev");
+    private Optional<String> vfioCdev(String dir, String shown) throws EntryUnreadable {
+        String vfioDev = sys.directory(dir, "vfio-dev", shown + "/vfio-dev");
         List<String> cdevs = new ArrayList<>();
         for (String name : sys.list(vfioDev)) {
             if (name.startsWith("vfio") && name.length() > 4 && isDigits(name, 4)) cdevs.add(name);
@@ -166,19 +166,18 @@ final class PciFunctionReader {
      * The PCI functions whose directories enclose {@code dir}: sysfs nests every function
      * below the bridge it sits behind ({@code devices/pci0000:00/0000:00:01.0/0000:01:00.0}).
      */
-    private List<PciAddress> upstreamBridges(Path dir) {
-        List<PciAddress> bridges = new ArrayList<>();
-        for (Path p = dir.getParent(); p != null && p.startsWith(sys.root()) && !p.equals(sys.root()); p = p.getParent()) {
-            Optional<PciAddress> address = PciAddress.tryParse(p.getFileName().toString());
+    private List<PciAddress> upstreamBridges(String dir) {
+        List<PciAddress> bridges = new ArrayList<>(4);
+        for (String p = ConfinedTree.parent(dir); p.startsWith(sys.root()) && !sys.isRoot(p); p = ConfinedTree.parent(p)) {
+            Optional<PciAddress> address = PciAddress.tryParse(ConfinedTree.fileName(p));
             if (address.isEmpty()) break;
             bridges.add(address.get());
         }
         return bridges;
     }
 
-    private void requireParentNamed(Path target, String parentName, String shownAs) throws EntryUnreadable {
-        Path parent = target.getParent();
-        if (parent == null || !parent.getFileName().toString().equals(parentName)) {
+    private void requireParentNamed(String target, String parentName, String shownAs) throws EntryUnreadable {
+        if (!ConfinedTree.fileName(ConfinedTree.parent(target)).equals(parentName)) {
             throw new EntryUnreadable(shownAs, "link leads to " + sys.shown(target) + ", not into a '" + parentName + "' directory");
         }
     }

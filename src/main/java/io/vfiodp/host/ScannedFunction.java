@@ -1,6 +1,5 @@
 package io.vfiodp.host;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
@@ -11,14 +10,14 @@ import java.util.Optional;
 sealed interface ScannedFunction {
 
     /**
-     * @param dir           the function's real directory
+     * @param dir           the function's real directory (absolute)
      * @param shownAs       how problems name it ({@code bus/pci/devices/<address>})
      * @param groupDir      the real {@code kernel/iommu_groups/<n>} directory, when in a group
      * @param hasMdevTypes  it has {@code mdev_supported_types}
      * @param hasNvidiaDir  it has an {@code nvidia} directory (vendor-specific vGPU files)
      * @param warnings      optional attributes that were unreadable and defaulted
      */
-    record Found(PciFunction function, Path dir, String shownAs, Optional<Path> groupDir,
+    record Found(PciFunction function, String dir, String shownAs, Optional<String> groupDir,
                  boolean hasMdevTypes, boolean hasNvidiaDir, List<ScanProblem> warnings) implements ScannedFunction {
         public Found {
             warnings = List.copyOf(warnings);

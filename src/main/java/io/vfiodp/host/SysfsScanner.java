@@ -60,7 +60,7 @@ public final class SysfsScanner {
 
         List<ScannedFunction.Found> found = scanFunctions(sys, problems);
         TreeMap<PciAddress, PciFunction> functions = new TreeMap<>();
-        Map<Integer, Path> groupDirs = new TreeMap<>();
+        Map<Integer, String> groupDirs = new TreeMap<>();
         for (ScannedFunction.Found f : found) {
             functions.put(f.function().address(), f.function());
             problems.addAll(f.warnings());
@@ -79,7 +79,7 @@ public final class SysfsScanner {
         for (VgpuVf vf : new VgpuVfReader(sys).read(found, problems)) vgpuVfs.put(vf.address(), vf);
 
         TreeMap<Integer, IommuGroup> groups = new TreeMap<>();
-        List<Map.Entry<Integer, Path>> groupList = new ArrayList<>(groupDirs.entrySet());
+        List<Map.Entry<Integer, String>> groupList = new ArrayList<>(groupDirs.entrySet());
         List<GroupRead> groupReads = map(groupList, e -> readGroup(sys, e.getKey(), e.getValue()));
         for (GroupRead g : groupReads) {
             problems.addAll(g.problems());
@@ -103,8 +103,8 @@ public final class SysfsScanner {
     }
 
     private List<ScannedFunction.Found> scanFunctions(ConfinedTree sys, List<ScanProblem> problems) {
-        Path devicesDir;
-        List<String> names;
+        String devicesDir;
+        String[] names;
         try {
             devicesDir = sys.walk("bus/pci/devices");
             names = sys.list(devicesDir);
@@ -112,7 +112,7 @@ public final class SysfsScanner {
             problems.add(e.toProblem());
             return List.of();
         }
-        List<PciAddress> addresses = new ArrayList<>(names.size());
+        List<PciAddress> addresses = new ArrayList<>(names.length);
         for (String name : names) {
             Optional<PciAddress> address = PciAddress.tryParse(name);
             if (address.isPresent()) addresses.add(address.get());
@@ -132,7 +132,7 @@ public final class SysfsScanner {
 
     private record GroupRead(int number, Optional<List<PciAddress>> members, List<ScanProblem> problems) {}
 
-    private static GroupRead readGroup(ConfinedTree sys, int number, Path groupDir) {
+    private static GroupRead readGroup(ConfinedTree sys, int number, String groupDir) {
         String shown = "kernel/iommu_groups/" + number + "/devices";
         List<ScanProblem> problems = new ArrayList<>();
         try {

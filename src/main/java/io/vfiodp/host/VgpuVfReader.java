@@ -1,6 +1,5 @@
 package io.vfiodp.host;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -68,8 +67,8 @@ final class VgpuVfReader {
 
     private Optional<RawVf> readVf(ScannedFunction.Found f, List<ScanProblem> problems) throws EntryUnreadable {
         String shown = f.shownAs() + "/nvidia";
-        Path dir = sys.directory(f.dir(), "nvidia", shown);
-        Set<String> names = new HashSet<>(sys.list(dir));
+        String dir = sys.directory(f.dir(), "nvidia", shown);
+        Set<String> names = new HashSet<>(List.of(sys.list(dir)));
         if (!names.contains("current_vgpu_type")) return Optional.empty();
         PciAddress physfn = f.function().physfn().orElseThrow(() -> new EntryUnreadable(f.shownAs(),
                 "has nvidia/current_vgpu_type but no physfn link and no sriov_totalvfs: neither VF nor PF"));
@@ -80,7 +79,7 @@ final class VgpuVfReader {
         CreatableVgpuTypes creatable = new CreatableVgpuTypes(List.of(), List.of());
         try {
             creatable = CreatableVgpuTypes.parse(
-                    sys.rawAttribute(dir.resolve("creatable_vgpu_types"), shown + "/creatable_vgpu_types"));
+                    sys.rawAttribute(dir, "creatable_vgpu_types", shown + "/creatable_vgpu_types"));
         } catch (EntryUnreadable e) {
             problems.add(new ScanProblem(e.path(), e.reason() + "; no creatable types recorded"));
         }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -25,9 +26,10 @@ import org.slf4j.LoggerFactory;
  * (a {@link KubeVirtConfig.NoCr} when there is none), then only when the configuration really
  * changes: KubeVirt rewrites its CR's status often, and those writes are not changes for us.
  *
- * <p>When the CR cannot be read (API server down, RBAC forbidden, KubeVirt not installed)
- * nothing is emitted: whatever the listener had stays in force, the watch is retried with a
- * capped backoff, and each change of state is logged once.
+ * <p>When the CR cannot be read (API server down, RBAC forbidden) nothing is emitted: whatever
+ * the listener had stays in force, the watch is retried with a capped backoff, and each change of
+ * state is logged once. An API server that does not serve {@code kubevirts.kubevirt.io} at all
+ * (KubeVirt not installed, HTTP 404) counts as "no CR", and is retried too.
  */
 public final class KubeVirtConfigWatcher implements AutoCloseable {
 
@@ -39,6 +41,7 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
     private final SupervisedInformer<KubeVirt> kubevirts;
     private final Optional<SupervisedInformer<Node>> node;
 
+    private final CompletableFuture<Void> firstSettled = new CompletableFuture<>();
     private Map<String, String> nodeLabels = Map.of();
     private KubeVirtConfig last;
     private List<CrRef> warnedIgnored = List.of();
@@ -79,8 +82,19 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
         node.ifPresent(SupervisedInformer::start);
     }
 
+    /**
+     * Completes once the first configuration was emitted or the first attempt to read the CR
+     * failed: from then on, waiting longer at start-up gains nothing.
+     */
+    public CompletableFuture<Void> firstSettled() {
+        return firstSettled;
+    }
+
     private void recompute() {
-        if (!kubevirts.synced()) return;
+        if (!kubevirts.synced() && !kubevirts.absent()) {
+            if (kubevirts.settled()) firstSettled.complete(null);
+            return;
+        }
         if (node.isPresent() && !node.get().settled()) return;
         node.filter(SupervisedInformer::synced).ifPresent(n -> nodeLabels = labelsOf(n.items()));
 
@@ -100,6 +114,7 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.error("KubeVirt configuration listener failed on {}", config, e);
         }
+        firstSettled.complete(null);
     }
 
     private Map<String, String> labelsOf(List<Node> nodes) {

@@ -37,6 +37,7 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
     private SharedIndexInformer<T> current;
     private boolean synced;
     private boolean settled;
+    private boolean absent;
     private boolean everRunning;
     private int attempt;
     private String lastProblem;
@@ -71,6 +72,14 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
     /** True once the informer has either listed or failed at least once. */
     boolean settled() {
         return settled;
+    }
+
+    /**
+     * True while the last attempt ended in HTTP 404: the API does not serve this resource at all
+     * (a CRD that is not installed), which means there is none of it, not that it is unknown.
+     */
+    boolean absent() {
+        return absent;
     }
 
     /** The informer's store; empty while not {@link #synced()}. */
@@ -115,6 +124,7 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
         if (closed || informer != current) return;
         synced = true;
         settled = true;
+        absent = false;
         attempt = 0;
         if (!everRunning) {
             LOG.info("watching {}", what);
@@ -132,6 +142,7 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
         current = null;
         synced = false;
         settled = true;
+        absent = httpCode(t) == 404;
         String problem = describe(t);
         if (!problem.equals(lastProblem)) {
             LOG.warn("cannot watch {}: {}; keeping the configuration in force and retrying (backoff {} to {})",
@@ -145,6 +156,13 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
             return;
         }
         onChange.run();
+    }
+
+    private static int httpCode(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof KubernetesClientException k && k.getCode() > 0) return k.getCode();
+        }
+        return 0;
     }
 
     private String describe(Throwable t) {

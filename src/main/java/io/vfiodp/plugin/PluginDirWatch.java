@@ -28,7 +28,11 @@ final class PluginDirWatch implements AutoCloseable {
         this.thread = thread;
     }
 
-    static PluginDirWatch start(Path dir, Runnable onChange) throws IOException {
+    /**
+     * @param onChange        a socket appeared or disappeared
+     * @param onKubeletSocket {@code kubelet.sock} was created: a kubelet (re)started
+     */
+    static PluginDirWatch start(Path dir, Runnable onChange, Runnable onKubeletSocket) throws IOException {
         WatchService watch = dir.getFileSystem().newWatchService();
         try {
             dir.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
@@ -36,24 +40,30 @@ final class PluginDirWatch implements AutoCloseable {
             watch.close();
             throw new IOException("cannot watch device-plugin dir " + dir + ": " + e.getMessage(), e);
         }
-        Thread t = new Thread(() -> run(watch, onChange), THREAD_NAME);
+        Thread t = new Thread(() -> run(watch, onChange, onKubeletSocket), THREAD_NAME);
         t.setDaemon(true);
         t.start();
         return new PluginDirWatch(watch, t);
     }
 
-    private static void run(WatchService watch, Runnable onChange) {
+    private static void run(WatchService watch, Runnable onChange, Runnable onKubeletSocket) {
         try {
             while (true) {
                 WatchKey key = watch.take();
                 boolean relevant = false;
+                boolean kubeletCreated = false;
                 for (WatchEvent<?> event : key.pollEvents()) {
                     if (event.kind() == StandardWatchEventKinds.OVERFLOW
                             || (event.context() instanceof Path p && p.toString().endsWith(".sock"))) {
                         relevant = true;
                     }
+                    if (event.kind() == StandardWatchEventKinds.ENTRY_CREATE && event.context() instanceof Path p
+                            && p.toString().equals(ReconcileLoop.KUBELET_SOCKET)) {
+                        kubeletCreated = true;
+                    }
                 }
-                if (relevant) onChange.run();
+                if (kubeletCreated) onKubeletSocket.run();
+                else if (relevant) onChange.run();
                 if (!key.reset()) {
                     log.warn("device-plugin dir is no longer watchable; relying on the periodic check");
                     return;

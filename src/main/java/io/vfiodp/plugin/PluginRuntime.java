@@ -4,6 +4,8 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -53,20 +55,40 @@ public final class PluginRuntime implements AutoCloseable {
 
     /** As {@link #start(PluginSettings, NodeStateSource)}, telling {@code listener} what the servers do. */
     public static PluginRuntime start(PluginSettings settings, NodeStateSource source, PluginListener listener) throws IOException {
-        if (!Files.isDirectory(settings.pluginDir())) {
-            throw new IOException("device-plugin dir " + settings.pluginDir() + " does not exist (mount the kubelet's /var/lib/kubelet/device-plugins)");
-        }
+        checkPluginDir(settings.pluginDir());
         // Fails here, not on every reconcile pass, when the directory leaves no room for a socket path.
         SocketNames.forResource(settings.pluginDir(), io.vfiodp.policy.ResourceName.of("x.io/x"));
-        TargetState first = source.read();
-        EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory("vfio-dp-grpc", true));
+        // Netty unpacks and loads its native epoll library on first use: do that on a second core while we scan.
+        CompletableFuture<EpollEventLoopGroup> transport = new CompletableFuture<>();
+        Thread starter = new Thread(() -> {
+            try {
+                transport.complete(new EpollEventLoopGroup(1, new DefaultThreadFactory("vfio-dp-grpc", true)));
+            } catch (Throwable t) {
+                transport.completeExceptionally(t);
+            }
+        }, "vfio-dp-start");
+        starter.setDaemon(true);
+        starter.start();
+        TargetState first;
+        try {
+            first = source.read();
+        } catch (RuntimeException e) {
+            transport.thenAccept(g -> g.shutdownGracefully(0, 1, TimeUnit.SECONDS));
+            throw e;
+        }
+        EpollEventLoopGroup group;
+        try {
+            group = transport.join();
+        } catch (CompletionException e) {
+            throw new IOException("netty's epoll transport is unavailable: " + e.getCause(), e.getCause());
+        }
         KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDir().resolve(ReconcileLoop.KUBELET_SOCKET), group,
                 settings.registrationTimeout());
         ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(), settings.safetyCheck(),
                 listener);
         PluginDirWatch watch;
         try {
-            watch = PluginDirWatch.start(settings.pluginDir(), loop::requestCheck);
+            watch = PluginDirWatch.start(settings.pluginDir(), loop::requestCheck, loop::kubeletSocketCreated);
         } catch (IOException e) {
             loop.close();
             registrar.close();
@@ -83,6 +105,13 @@ public final class PluginRuntime implements AutoCloseable {
         long every = settings.rescanInterval().toMillis();
         rescan.scheduleWithFixedDelay(runtime::rescanOnce, every, every, TimeUnit.MILLISECONDS);
         return runtime;
+    }
+
+    /** Fails, naming the directory, when the kubelet's device-plugin directory is not there. */
+    public static void checkPluginDir(java.nio.file.Path pluginDir) throws IOException {
+        if (!Files.isDirectory(pluginDir)) {
+            throw new IOException("device-plugin dir " + pluginDir + " does not exist (mount the kubelet's /var/lib/kubelet/device-plugins)");
+        }
     }
 
     /** The reconcile loop, to feed it states, health reports and triggers. */

@@ -118,6 +118,18 @@ public final class ReconcileLoop implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code kubelet.sock} was just created: register everything with this kubelet even if the
+     * file looks like the previous one (file systems reuse inode numbers at once, and change
+     * times are only as fine as the kernel tick).
+     */
+    public void kubeletSocketCreated() {
+        enqueue(() -> {
+            kubelet = Optional.empty();
+            pass();
+        });
+    }
+
     /** Every resource's standing, from the reconcile thread. */
     public CompletableFuture<List<ResourceStatus>> status() {
         CompletableFuture<List<ResourceStatus>> f = new CompletableFuture<>();
@@ -198,7 +210,7 @@ public final class ReconcileLoop implements AutoCloseable {
         if (seen.equals(kubelet)) return;
         if (seen.isPresent()) {
             kubeletEpoch++;
-            log.info(kubelet.isEmpty() ? "kubelet.sock is there: registering {} resource(s)"
+            log.info(kubeletEpoch == 1 ? "kubelet.sock is there: registering {} resource(s)"
                     : "kubelet.sock was re-created (kubelet restart): registering {} resource(s) again", target.desired().resources().size());
             for (Served s : served.values()) {
                 s.registerFailures = 0;

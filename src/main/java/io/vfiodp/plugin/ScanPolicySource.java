@@ -5,70 +5,103 @@ import io.vfiodp.host.PciIds;
 import io.vfiodp.policy.Departures;
 import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.PolicyEngine;
+import io.vfiodp.policy.PolicyProblem;
 import io.vfiodp.policy.PolicyResult;
-import io.vfiodp.policy.config.ConfigFile;
-import io.vfiodp.policy.config.InvalidConfigException;
-import io.vfiodp.policy.config.PermittedHostDevices;
+import io.vfiodp.policy.config.PermittedConfigSource;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Scan, then policy: the node state the plugin serves. The configuration file is read on every
- * call, so an edited ConfigMap takes effect at the next rescan; a file that became invalid
- * fails the rescan and the previous state stays. A device that left since the last pass is
- * served one more pass as Unhealthy with the reason ({@link Departures}).
+ * Scan, then policy: the node state the plugin serves. The configuration comes from a
+ * {@link PermittedConfigSource} asked on every call: the {@code --config} file is read again, so
+ * an edited ConfigMap takes effect at the next rescan, and a KubeVirt CR edit takes effect at the
+ * rescan its watcher asks for. A file that became invalid fails the rescan and the previous
+ * state stays. A device that left since the last pass is served one more pass as Unhealthy
+ * with the reason ({@link Departures}).
  */
 public final class ScanPolicySource implements NodeStateSource {
+
+    /** Receives the policy's configuration problems after every pass, with the configuration's origin. */
+    @FunctionalInterface
+    public interface ProblemSink {
+        void report(String origin, List<PolicyProblem> problems);
+    }
 
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.plugin");
 
     private final Supplier<HostSnapshot> scan;
-    private final Optional<Path> config;
-    private final PciIds pciIds;
+    private final PermittedConfigSource configs;
+    private final Callable<PciIds> pciIdsLoader;
+    private final Optional<ProblemSink> problemSink;
+    private volatile PciIds pciIds;
     // Calls come one after another (start, then the rescan thread); remembered to log a problem once, not every rescan.
     private volatile List<String> lastNotes = List.of();
     // The last pass's own policy output, to serve what left since then one more pass as Unhealthy.
     private volatile DesiredState lastDesired = DesiredState.EMPTY;
 
     public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, PciIds pciIds) {
+        this(scan, config, () -> pciIds);
+    }
+
+    /** Loads pci.ids on the first {@link #read()}, so that start-up can overlap it with other work. */
+    public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, Callable<PciIds> pciIdsLoader) {
+        this(scan, PermittedConfigSource.file(config), pciIdsLoader, Optional.empty());
+    }
+
+    /**
+     * @param pciIdsLoader loaded on the first {@link #read()}
+     * @param problemSink  takes over reporting the policy's configuration problems (otherwise
+     *                     they are logged here, once each)
+     */
+    public ScanPolicySource(Supplier<HostSnapshot> scan, PermittedConfigSource configs, Callable<PciIds> pciIdsLoader,
+            Optional<ProblemSink> problemSink) {
         this.scan = scan;
-        this.config = config;
-        this.pciIds = pciIds;
+        this.configs = configs;
+        this.pciIdsLoader = pciIdsLoader;
+        this.problemSink = problemSink;
+    }
+
+    private PciIds pciIds() {
+        PciIds ids = pciIds;
+        if (ids == null) {
+            try {
+                ids = pciIdsLoader.call();
+            } catch (Exception e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+            pciIds = ids;
+        }
+        return ids;
     }
 
     /** One scan and policy pass, with everything the inventory needs. */
-    public record Evaluation(HostSnapshot snapshot, PolicyResult result, List<String> configWarnings) {
+    public record Evaluation(HostSnapshot snapshot, PolicyResult result, List<String> configWarnings, String configOrigin) {
         public TargetState target() {
             return new TargetState(result.desiredState(), snapshot.devNodes());
         }
     }
 
     public Evaluation evaluate() {
-        List<String> warnings = List.of();
-        Optional<PermittedHostDevices> permitted = Optional.empty();
-        if (config.isPresent()) {
-            try {
-                ConfigFile.Loaded loaded = ConfigFile.read(config.get());
-                permitted = Optional.of(loaded.permittedHostDevices());
-                warnings = loaded.warnings();
-            } catch (InvalidConfigException e) {
-                throw new IllegalStateException(e.getMessage(), e);
-            }
-        }
+        PermittedConfigSource.Current config = configs.current();
         HostSnapshot snapshot = scan.get();
-        return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, permitted, pciIds), warnings);
+        return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, config.permitted(), pciIds()), config.warnings(), config.origin());
     }
 
     @Override
     public TargetState read() {
         Evaluation e = evaluate();
         List<String> notes = new ArrayList<>(e.configWarnings());
-        e.result().problems().forEach(p -> notes.add(p.toString()));
+        if (problemSink.isPresent()) {
+            problemSink.get().report(e.configOrigin(), e.result().problems());
+        } else {
+            e.result().problems().forEach(p -> notes.add(p.toString()));
+        }
         e.snapshot().problems().forEach(p -> notes.add("scan skipped " + p.path() + ": " + p.reason()));
         if (!notes.equals(lastNotes)) {
             for (String n : notes) if (!lastNotes.contains(n)) log.warn("{}", n);

@@ -107,8 +107,9 @@ public final class ServeBench {
                 startups.get(startups.size() / 2), startups.getFirst(), startups.getLast(), startups.size());
     }
 
-    private static void measureCalls(KubeletSimulator kubelet, String resource, long pid) throws IOException {
-        String device = kubelet.latest(resource).orElseThrow().getDevices(0).getID();
+    private static void measureCalls(KubeletSimulator kubelet, String resource, long pid) throws Exception {
+        String device = kubelet.watch(resource).awaitUpdate(u -> u.getDevicesCount() > 0, Duration.ofSeconds(10)).getDevicesList().stream()
+                .filter(d -> d.getHealth().equals("Healthy")).findFirst().orElseThrow().getID();
         DevicePluginGrpc.DevicePluginBlockingStub stub = DevicePluginGrpc.newBlockingStub(channelOf(kubelet, resource));
         AllocateRequest allocate = AllocateRequest.newBuilder()
                 .addContainerRequests(ContainerAllocateRequest.newBuilder().addDevicesIds(device)).build();

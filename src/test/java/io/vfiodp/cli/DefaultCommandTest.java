@@ -57,14 +57,37 @@ class DefaultCommandTest {
     }
 
     @Test
-    void serveHelpSaysThatAutoBehavesLikeOffForNow() {
+    void serveHelpSaysThatAutoFollowsTheKubeVirtCr() {
         StringWriter help = new StringWriter();
         CommandLine cl = Main.commandLine();
         cl.setOut(new PrintWriter(help));
 
         cl.execute("serve", "--help");
 
-        assertThat(help.toString().replaceAll("\\s+", " ")).contains("auto behaves like off");
+        assertThat(help.toString().replaceAll("\\s+", " ")).contains("auto: follow permittedHostDevices in the KubeVirt CR");
+    }
+
+    @Test
+    void nodeNameComesFromTheConventionalNodeNameEnvVar() {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setDefaultValueProvider(new EnvDefaultProvider(Map.of("NODE_NAME", "gpu-node-7")));
+
+        ServeCommand serve = (ServeCommand) cl.parseArgs("serve").subcommand().commandSpec().userObject();
+
+        assertThat(serve.nodeName).isEqualTo("gpu-node-7");
+    }
+
+    @Test
+    void nodeNameFromOurPrefixOrTheOptionWinsOverNodeName() {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setDefaultValueProvider(new EnvDefaultProvider(Map.of("NODE_NAME", "a", "VFIO_DP_NODE_NAME", "b")));
+        ServeCommand fromPrefix = (ServeCommand) cl.parseArgs("serve").subcommand().commandSpec().userObject();
+        CommandLine cl2 = new CommandLine(new Main());
+        cl2.setDefaultValueProvider(new EnvDefaultProvider(Map.of("NODE_NAME", "a")));
+        ServeCommand fromOption = (ServeCommand) cl2.parseArgs("serve", "--node-name", "c").subcommand().commandSpec().userObject();
+
+        assertThat(fromPrefix.nodeName).isEqualTo("b");
+        assertThat(fromOption.nodeName).isEqualTo("c");
     }
 
     @Test

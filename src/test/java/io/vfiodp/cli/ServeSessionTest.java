@@ -2,6 +2,7 @@ package io.vfiodp.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.health.HostTree;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
@@ -37,7 +38,8 @@ class ServeSessionTest {
         ScanPolicySource source = new ScanPolicySource(new SysfsScanner(host.sys(), host.dev())::scan, Optional.empty(), PciIds.bundled());
         try (KubeletSimulator kubelet = KubeletSimulator.start(plugins);
              ServeSession session = ServeSession.start(PluginSettings.of(plugins, Duration.ofHours(1)), source, host.dev(),
-                     Optional.of(new InetSocketAddress("127.0.0.1", 0)), Optional.empty(), "vfio-device-plugin test");
+                     Optional.of(new InetSocketAddress("127.0.0.1", 0)), new PrometheusRegistry(), Optional.empty(),
+                     "vfio-device-plugin test");
              HttpClient http = HttpClient.newHttpClient()) {
             kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
             Watch w = kubelet.watch(T4);

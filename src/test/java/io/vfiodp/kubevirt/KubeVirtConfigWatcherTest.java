@@ -296,6 +296,28 @@ class KubeVirtConfigWatcherTest {
         assertThat(api.server().getRequestCount()).isGreaterThanOrEqualTo(4);
     }
 
+    @Test
+    void apiWithoutKubeVirtCountsAsNoCr() throws Exception {
+        api = MockKubeApi.start();
+        api.server().expect().get().withPath("/apis/kubevirt.io/v1/kubevirts?resourceVersion=0")
+                .andReturn(404, new StatusBuilder().withCode(404).withReason("NotFound").withMessage("the server could not find the requested resource").build())
+                .always();
+        startWatcher(Optional.empty());
+
+        assertThat(recorder.next()).isEqualTo(new KubeVirtConfig.NoCr());
+    }
+
+    @Test
+    void firstFailedAttemptSettlesTheStartWithoutAConfiguration() throws Exception {
+        watcherClient = MockKubeApi.clientFor(MockKubeApi.freePort());
+        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, FAST);
+        watcher.start();
+
+        watcher.firstSettled().get(10, java.util.concurrent.TimeUnit.SECONDS);
+
+        recorder.assertNothingWithin(Duration.ofMillis(300));
+    }
+
     private static final String NODE_MDEV = """
             apiVersion: kubevirt.io/v1
             kind: KubeVirt

@@ -7,7 +7,10 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.demo.TreeManifest;
 import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import io.vfiodp.plugin.kubelet.Watch;
+import java.nio.file.Files;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.DeviceSpec;
@@ -158,6 +161,29 @@ class ServeOnFixturesTest {
 
         assertThat(paths(kubelet.allocate(t4, List.of(List.of("0000:01:00.0"))).getContainerResponses(0)))
                 .containsExactly("/dev/vfio/vfio", "/dev/vfio/10");
+    }
+
+    @Test
+    void groupNodeThatVanishesAndComesBackMakesTheDeviceUnhealthyAndHealthyAgainOnRescan(@TempDir Path copy) throws Exception {
+        TreeManifest.materialise(TreeManifest.write(FIXTURES.resolve("t4-numa")), copy);
+        String t4 = "nvidia.com/TU104GL_TESLA_T4";
+        kubelet = KubeletSimulator.start(dir);
+        runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)),
+                new ScanPolicySource(new SysfsScanner(copy.resolve("sys"), copy.resolve("dev"))::scan, Optional.empty(), PciIds.bundled()));
+        kubelet.awaitRegistrations(List.of(t4), 1, WAIT);
+        Watch watch = kubelet.watch(t4);
+        watch.awaitUpdates(1, WAIT);
+
+        Files.delete(copy.resolve("dev/vfio/24"));
+        runtime.rescanNow();
+        watch.awaitUpdates(2, WAIT);
+        Files.createFile(copy.resolve("dev/vfio/24"));
+        runtime.rescanNow();
+        watch.awaitUpdates(3, WAIT);
+
+        assertThat(watch.updates()).extracting(u -> u.getDevices(0).getID() + " " + u.getDevices(0).getHealth())
+                .containsExactly("0000:1a:00.0 Healthy", "0000:1a:00.0 Unhealthy", "0000:1a:00.0 Healthy");
+        assertThat(kubelet.allocate(t4, List.of(List.of("0000:1a:00.0"))).getContainerResponsesCount()).isEqualTo(1);
     }
 
     @Test

@@ -1,0 +1,87 @@
+package io.vfiodp.cli;
+
+import io.vfiodp.host.HostSnapshot;
+import io.vfiodp.host.PciIds;
+import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.inventory.InventoryJson;
+import io.vfiodp.inventory.InventoryReport;
+import io.vfiodp.inventory.InventoryText;
+import io.vfiodp.inventory.SuggestedConfig;
+import io.vfiodp.policy.PolicyEngine;
+import io.vfiodp.policy.PolicyResult;
+import io.vfiodp.policy.config.ConfigFile;
+import io.vfiodp.policy.config.InvalidConfigException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(name = "inventory",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Scans the host and prints, device by device, what the plugin would expose and under which resource name,"
+                    + " or why not; then the resources, scan problems and configuration problems.",
+            "Changes nothing on the host."
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:printed (scan and configuration problems are part of the output)",
+            "1:the pci.ids database or the --config file cannot be used",
+            "2:invalid command line"
+        })
+public final class InventoryCommand implements Callable<Integer> {
+
+    @Mixin
+    HostOptions host;
+
+    @ArgGroup(exclusive = true)
+    Output output;
+
+    static final class Output {
+        @Option(names = "--json", required = true, description = "Print a stable JSON document instead of the table.")
+        boolean json;
+
+        @Option(names = "--suggest-config", required = true,
+                description = "Print a permittedHostDevices YAML block that, given back with --config, exposes what the"
+                        + " default policy exposes on this host.")
+        boolean suggestConfig;
+    }
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        PciIds pciIds;
+        Optional<ConfigFile.Loaded> config;
+        try {
+            pciIds = PciIds.load(host.pciIds());
+            config = host.config().isPresent() ? Optional.of(ConfigFile.read(host.config().get())) : Optional.empty();
+        } catch (IOException | InvalidConfigException e) {
+            err.println("inventory: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        HostSnapshot snapshot = new SysfsScanner(host.sysfsRoot(), host.devRoot()).scan();
+        if (output != null && output.suggestConfig) {
+            out.print(SuggestedConfig.yaml(snapshot, PolicyEngine.evaluate(snapshot, Optional.empty(), pciIds), pciIds));
+            out.flush();
+            return 0;
+        }
+        PolicyResult result = PolicyEngine.evaluate(snapshot, config.map(ConfigFile.Loaded::permittedHostDevices), pciIds);
+        InventoryReport report = InventoryReport.of(snapshot, result, pciIds, host.config().map(Object::toString),
+                config.map(ConfigFile.Loaded::warnings).orElse(List.of()));
+        out.print(output != null && output.json ? InventoryJson.format(report) : InventoryText.format(report));
+        out.flush();
+        return 0;
+    }
+}

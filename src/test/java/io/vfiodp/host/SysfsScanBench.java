@@ -1,0 +1,58 @@
+package io.vfiodp.host;
+
+import io.vfiodp.host.fixtures.LargeHostTree;
+import io.vfiodp.host.fixtures.Trees;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * Scan benchmark: writes a large host tree ({@link LargeHostTree.Shape#BENCHMARK}) to a temp
+ * directory, then times warm scans of it with one reader thread and with the default pool, and
+ * prints time per scan and per device. Run it as the README's benchmarks section says.
+ *
+ * <p>Arguments: {@code [warmup-scans [measured-scans]]}, default 30 and 100.
+ */
+public final class SysfsScanBench {
+
+    private SysfsScanBench() {}
+
+    public static void main(String[] args) throws IOException {
+        int warmup = args.length > 0 ? Integer.parseInt(args[0]) : 30;
+        int measured = args.length > 1 ? Integer.parseInt(args[1]) : 100;
+        Path dir = Files.createTempDirectory("vfiodp-scan-bench");
+        try {
+            LargeHostTree.write(dir, LargeHostTree.Shape.BENCHMARK);
+            HostSnapshot probe = new SysfsScanner(dir.resolve("sys"), dir.resolve("dev")).scan();
+            int devices = probe.functions().size() + probe.mdevs().size();
+            System.out.printf(Locale.ROOT, "tree: %d PCI functions (%d vGPU VFs), %d mdevs, %d IOMMU groups, %d problems; %d CPUs%n",
+                    probe.functions().size(), probe.vgpuVfs().size(), probe.mdevs().size(), probe.groups().size(),
+                    probe.problems().size(), Runtime.getRuntime().availableProcessors());
+            if (!probe.problems().isEmpty()) {
+                throw new IllegalStateException("benchmark tree has problems, first: " + probe.problems().subList(0, Math.min(5, probe.problems().size())));
+            }
+
+            int defaultThreads = Math.min(4, Runtime.getRuntime().availableProcessors());
+            for (int threads : new int[] {1, defaultThreads}) {
+                SysfsScanner scanner = new SysfsScanner(dir.resolve("sys"), dir.resolve("dev"), threads);
+                for (int i = 0; i < warmup; i++) scanner.scan();
+                long[] nanos = new long[measured];
+                for (int i = 0; i < measured; i++) {
+                    long start = System.nanoTime();
+                    HostSnapshot s = scanner.scan();
+                    nanos[i] = System.nanoTime() - start;
+                    if (s.functions().size() != probe.functions().size()) throw new IllegalStateException("scan changed");
+                }
+                Arrays.sort(nanos);
+                double median = nanos[measured / 2] / 1e6;
+                System.out.printf(Locale.ROOT,
+                        "warm scan, %d reader thread(s): median %.1f ms, min %.1f ms, p90 %.1f ms per scan; %.1f µs per device (median)%n",
+                        threads, median, nanos[0] / 1e6, nanos[(int) (measured * 0.9)] / 1e6, median * 1000 / devices);
+            }
+        } finally {
+            Trees.deleteRecursively(dir);
+        }
+    }
+}
