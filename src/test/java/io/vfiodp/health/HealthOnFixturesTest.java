@@ -160,6 +160,9 @@ class HealthOnFixturesTest {
 
         w.awaitEnd(WAIT);
         assertThat(w.latest().orElseThrow().getDevicesCount()).isZero();
+        // the server removes its socket right after closing the streams
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (Files.exists(socket) && System.nanoTime() < deadline) Thread.sleep(10);
         assertThat(Files.exists(socket)).isFalse();
     }
 
