@@ -2,6 +2,7 @@ package io.vfiodp.kubevirt;
 
 import io.vfiodp.metrics.PluginMetrics;
 import io.vfiodp.policy.PolicyProblem;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -45,11 +46,11 @@ public final class ConfigProblemReporter {
      */
     public void report(String source, List<PolicyProblem> problems) {
         Set<String> current = new LinkedHashSet<>();
-        List<PluginMetrics.EntryErrorLabels> labels = new java.util.ArrayList<>();
+        List<PluginMetrics.EntryErrorLabels> labels = new ArrayList<>();
         for (PolicyProblem p : problems) {
             String line = source + ": " + p.message();
             current.add(line);
-            if (!logged.contains(line)) LOG.warn(line);
+            if (!logged.contains(line)) LOG.warn("{}", line);
             events.ifPresent(e -> e.warn(p.severity() == PolicyProblem.Severity.ERROR ? REASON_INVALID : REASON_OVERRIDDEN, line));
             labels.add(labels(p));
         }
@@ -72,7 +73,6 @@ public final class ConfigProblemReporter {
                 || text.contains("mdevNameSelector contains")) reason = "malformed_selector";
         else if (text.contains("has no domain prefix")) reason = "missing_domain";
         else if (text.contains("resource name")) reason = "invalid_resource_name";
-        else if (text.contains("collide")) reason = "name_collision";
         else reason = "other";
         return new PluginMetrics.EntryErrorLabels(reason, entry);
     }

@@ -67,7 +67,7 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
                 () -> client.resources(KubeVirt.class).inAnyNamespace().runnableInformer(0),
                 this::recompute, executor, backoff);
         this.node = this.nodeName.map(name -> new SupervisedInformer<>("node " + name,
-                "get, list and watch on nodes",
+                "list and watch on nodes",
                 "the nodes API is not served",
                 () -> client.nodes().withName(name).runnableInformer(0),
                 this::recompute, executor, backoff));
@@ -108,7 +108,7 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
                 .orElseGet(KubeVirtConfig.NoCr::new);
         if (config.equals(last)) return;
         last = config;
-        LOG.info(describe(config));
+        LOG.info("{}", describe(config));
         try {
             listener.accept(config);
         } catch (RuntimeException e) {
