@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -35,6 +36,8 @@ import picocli.CommandLine.Spec;
             "registered with kubelet.sock, re-registered after kubelet restarts, rescanned periodically. Runs until SIGTERM.",
             "This is the default command: running the jar with no command, or with options only, runs serve."})
 final class ServeCommand implements Callable<Integer> {
+
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
 
     @Spec CommandSpec spec;
 
@@ -69,6 +72,10 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
+        log.info("serve: sysfs {}, dev {}, device-plugin dir {}, rescan every {}, metrics on {}; permitted devices from {}{}", host.sysfsRoot(),
+                host.devRoot(), devicePluginDir, rescanInterval, metricsAddress.isBlank() ? "(disabled)" : metricsAddress,
+                host.config().map(c -> "--config " + c).orElse("the default NVIDIA naming"),
+                kubevirt == KubeVirtMode.auto ? " unless the KubeVirt CR has permittedHostDevices (--kubevirt auto)" : "");
         Serving serving;
         try {
             serving = start();

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.Optional;
 import java.util.Set;
@@ -43,8 +44,9 @@ final class ConfinedTree {
 
     private final String root;
     private final Set<String> realDirectories = ConcurrentHashMap.newKeySet();
+    /** One read buffer per reading thread: a scan reads thousands of attributes. */
     private final ThreadLocal<ByteBuffer> readBuffers =
-            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(MAX_ATTRIBUTE_BYTES + 1));
+            ThreadLocal.withInitial(() -> ByteBuffer.allocate(MAX_ATTRIBUTE_BYTES + 1));
 
     private ConfinedTree(String realRoot) {
         this.root = realRoot;
@@ -207,10 +209,7 @@ final class ConfinedTree {
             if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) throw new EntryUnreadable(shownAs, "is a directory, not an attribute file");
             throw new EntryUnreadable(shownAs, "cannot read: " + describe(e));
         }
-        buf.flip();
-        byte[] bytes = new byte[buf.remaining()];
-        buf.get(bytes);
-        return decode(bytes, shownAs);
+        return decode(Arrays.copyOf(buf.array(), buf.position()), shownAs);
     }
 
     /** As {@link #rawAttribute} but empty when the file does not exist. */

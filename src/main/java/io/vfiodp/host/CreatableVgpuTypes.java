@@ -2,6 +2,7 @@ package io.vfiodp.host;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The content of a VF's {@code nvidia/creatable_vgpu_types}. The NVIDIA vGPU driver prints one
@@ -68,7 +69,7 @@ record CreatableVgpuTypes(List<VgpuType> types, List<String> badLines) {
     }
 
     /** The name this list gives {@code id}, if it lists it. */
-    java.util.Optional<String> nameOf(int id) {
+    Optional<String> nameOf(int id) {
         return types.stream().filter(t -> t.id() == id).map(VgpuType::name).findFirst();
     }
 }

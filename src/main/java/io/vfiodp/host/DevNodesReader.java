@@ -2,6 +2,7 @@ package io.vfiodp.host;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -21,7 +22,7 @@ final class DevNodesReader {
     DevNodes read(List<ScanProblem> problems) {
         boolean iommu = dev.isDeviceNode(dev.root(), "iommu");
         Optional<String> vfio = directory(dev.root(), "vfio", problems);
-        if (vfio.isEmpty()) return DevNodes.of(false, java.util.Set.of(), iommu, java.util.Set.of());
+        if (vfio.isEmpty()) return DevNodes.of(false, Set.of(), iommu, Set.of());
 
         boolean container = false;
         TreeSet<Integer> groups = new TreeSet<>();

@@ -1,6 +1,7 @@
 package io.vfiodp.host;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,7 @@ final class MdevReader {
             return Optional.empty();
         }
         List<MdevType> types = new ArrayList<>();
-        for (String id : java.util.Arrays.stream(ids).sorted().toList()) {
+        for (String id : Arrays.stream(ids).sorted().toList()) {
             String shown = shownTypes + "/" + id;
             try {
                 types.add(readType(sys.directory(typesDir, id, shown), id, shown));
@@ -80,7 +81,7 @@ final class MdevReader {
             return List.of();
         }
         List<MdevInstance> instances = new ArrayList<>();
-        for (String uuid : java.util.Arrays.stream(uuids).sorted().toList()) {
+        for (String uuid : Arrays.stream(uuids).sorted().toList()) {
             String shown = "bus/mdev/devices/" + uuid;
             try {
                 if (!UUID.matcher(uuid).matches()) throw new EntryUnreadable(shown, "not a lower-case mdev UUID");

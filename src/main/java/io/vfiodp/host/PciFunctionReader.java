@@ -58,71 +58,26 @@ final class PciFunctionReader {
 
             Optional<String> driver = Optional.empty();
             if (names.contains("driver")) {
-                String target = sys.linkedDirectory(dir, "driver", shown + "/driver");
-                requireParentNamed(target, "drivers", shown + "/driver");
-                driver = Optional.of(ConfinedTree.fileName(target));
+                driver = Optional.of(ConfinedTree.fileName(linkInto(dir, "driver", "drivers", shown)));
             }
-
             OptionalInt group = OptionalInt.empty();
             Optional<String> groupDir = Optional.empty();
             if (names.contains("iommu_group")) {
-                String target = sys.linkedDirectory(dir, "iommu_group", shown + "/iommu_group");
-                requireParentNamed(target, "iommu_groups", shown + "/iommu_group");
+                String target = linkInto(dir, "iommu_group", "iommu_groups", shown);
                 group = OptionalInt.of(SysfsValues.decimal(ConfinedTree.fileName(target), 0, MAX_GROUP, shown + "/iommu_group"));
                 groupDir = Optional.of(target);
             }
-
-            int numa = -1;
-            if (names.contains("numa_node")) {
-                try {
-                    numa = SysfsValues.decimal(sys.attribute(dir, "numa_node", shown + "/numa_node"), -1, 65535, shown + "/numa_node");
-                } catch (EntryUnreadable e) {
-                    warnings.add(new ScanProblem(e.path(), e.reason() + "; NUMA node taken as -1 (none)"));
-                }
-            }
-
-            boolean bootVga = false;
-            if (names.contains("boot_vga")) {
-                String value = null;
-                try {
-                    value = sys.attribute(dir, "boot_vga", shown + "/boot_vga");
-                } catch (EntryUnreadable e) {
-                    warnings.add(new ScanProblem(e.path(), e.reason() + "; treated as the boot VGA device"));
-                    bootVga = true;
-                }
-                if (value != null) {
-                    switch (value) {
-                        case "0" -> bootVga = false;
-                        case "1" -> bootVga = true;
-                        default -> {
-                            warnings.add(new ScanProblem(shown + "/boot_vga",
-                                    "not 0 or 1: " + SysfsValues.quote(value) + "; treated as the boot VGA device"));
-                            bootVga = true;
-                        }
-                    }
-                }
-            }
-
-            Optional<PciAddress> physfn = Optional.empty();
-            if (names.contains("physfn")) physfn = Optional.of(linkedFunction(dir, "physfn", shown));
-
-            TreeMap<Integer, String> virtfnLinks = new TreeMap<>();
-            for (String entry : names) {
-                if (entry.startsWith("virtfn") && entry.length() > 6 && entry.length() <= 12 && isDigits(entry, 6)) {
-                    virtfnLinks.put(Integer.parseInt(entry.substring(6)), entry);
-                }
-            }
-            List<PciAddress> virtfns = new ArrayList<>(virtfnLinks.size());
-            for (String link : virtfnLinks.values()) virtfns.add(linkedFunction(dir, link, shown));
-
+            int numa = names.contains("numa_node") ? numaNode(dir, shown, warnings) : -1;
+            boolean bootVga = names.contains("boot_vga") && bootVga(dir, shown, warnings);
+            Optional<PciAddress> physfn = names.contains("physfn")
+                    ? Optional.of(linkedFunction(dir, "physfn", shown)) : Optional.empty();
+            List<PciAddress> virtfns = virtfns(dir, names, shown);
             OptionalInt totalVfs = OptionalInt.empty();
             if (names.contains("sriov_totalvfs")) {
                 totalVfs = OptionalInt.of(SysfsValues.decimal(
                         sys.attribute(dir, "sriov_totalvfs", shown + "/sriov_totalvfs"), 0, 65535, shown + "/sriov_totalvfs"));
             }
-
-            Optional<String> cdev = Optional.empty();
-            if (names.contains("vfio-dev")) cdev = vfioCdev(dir, shown);
+            Optional<String> cdev = names.contains("vfio-dev") ? vfioCdev(dir, shown) : Optional.empty();
 
             PciFunction function = new PciFunction(address, vendor, device, subVendor, subDevice, classCode, revision,
                     driver, group, numa, bootVga, physfn, virtfns, totalVfs, cdev, upstreamBridges(dir));
@@ -131,6 +86,57 @@ final class PciFunctionReader {
         } catch (EntryUnreadable e) {
             return new ScannedFunction.Skipped(e.toProblem());
         }
+    }
+
+    /** The directory a link of the function leads to, which must sit in a {@code parentName} directory. */
+    private String linkInto(String dir, String link, String parentName, String shown) throws EntryUnreadable {
+        String target = sys.linkedDirectory(dir, link, shown + "/" + link);
+        if (!ConfinedTree.fileName(ConfinedTree.parent(target)).equals(parentName)) {
+            throw new EntryUnreadable(shown + "/" + link,
+                    "link leads to " + sys.shown(target) + ", not into a '" + parentName + "' directory");
+        }
+        return target;
+    }
+
+    private int numaNode(String dir, String shown, List<ScanProblem> warnings) {
+        try {
+            return SysfsValues.decimal(sys.attribute(dir, "numa_node", shown + "/numa_node"), -1, 65535, shown + "/numa_node");
+        } catch (EntryUnreadable e) {
+            warnings.add(new ScanProblem(e.path(), e.reason() + "; NUMA node taken as -1 (none)"));
+            return -1;
+        }
+    }
+
+    private boolean bootVga(String dir, String shown, List<ScanProblem> warnings) {
+        String value;
+        try {
+            value = sys.attribute(dir, "boot_vga", shown + "/boot_vga");
+        } catch (EntryUnreadable e) {
+            warnings.add(new ScanProblem(e.path(), e.reason() + "; treated as the boot VGA device"));
+            return true;
+        }
+        return switch (value) {
+            case "0" -> false;
+            case "1" -> true;
+            default -> {
+                warnings.add(new ScanProblem(shown + "/boot_vga",
+                        "not 0 or 1: " + SysfsValues.quote(value) + "; treated as the boot VGA device"));
+                yield true;
+            }
+        };
+    }
+
+    /** {@code virtfnN} links by N, numerically ({@code virtfn10} after {@code virtfn9}). */
+    private List<PciAddress> virtfns(String dir, Set<String> names, String shown) throws EntryUnreadable {
+        TreeMap<Integer, String> links = new TreeMap<>();
+        for (String entry : names) {
+            if (entry.startsWith("virtfn") && entry.length() > 6 && entry.length() <= 12 && isDigits(entry, 6)) {
+                links.put(Integer.parseInt(entry.substring(6)), entry);
+            }
+        }
+        List<PciAddress> virtfns = new ArrayList<>(links.size());
+        for (String link : links.values()) virtfns.add(linkedFunction(dir, link, shown));
+        return virtfns;
     }
 
     private int hexOrZero(String dir, String shown, String name, int max, List<ScanProblem> warnings) {
@@ -174,12 +180,6 @@ final class PciFunctionReader {
             bridges.add(address.get());
         }
         return bridges;
-    }
-
-    private void requireParentNamed(String target, String parentName, String shownAs) throws EntryUnreadable {
-        if (!ConfinedTree.fileName(ConfinedTree.parent(target)).equals(parentName)) {
-            throw new EntryUnreadable(shownAs, "link leads to " + sys.shown(target) + ", not into a '" + parentName + "' directory");
-        }
     }
 
     static boolean isDigits(String s, int from) {

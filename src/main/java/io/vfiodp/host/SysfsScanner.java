@@ -1,6 +1,8 @@
 package io.vfiodp.host;
 
 import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -53,7 +55,7 @@ public final class SysfsScanner {
         try {
             sys = ConfinedTree.open(sysRoot);
         } catch (IOException e) {
-            problems.add(new ScanProblem(".", "sysfs root " + sysRoot + " is not a readable directory: " + e));
+            problems.add(new ScanProblem(".", "sysfs root " + whyUnusable(sysRoot, e)));
             return new HostSnapshot(new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), new TreeMap<>(),
                     devNodes, problems);
         }
@@ -78,26 +80,37 @@ public final class SysfsScanner {
         TreeMap<PciAddress, VgpuVf> vgpuVfs = new TreeMap<>();
         for (VgpuVf vf : new VgpuVfReader(sys).read(found, problems)) vgpuVfs.put(vf.address(), vf);
 
+        TreeMap<Integer, IommuGroup> groups = readGroups(sys, groupDirs, functions, problems);
+
+        problems.sort(Comparator.comparing(ScanProblem::path).thenComparing(ScanProblem::reason));
+        return new HostSnapshot(functions, groups, mdevParents, mdevs, vgpuVfs, devNodes, problems);
+    }
+
+    private TreeMap<Integer, IommuGroup> readGroups(ConfinedTree sys, Map<Integer, String> groupDirs,
+                                                    Map<PciAddress, PciFunction> functions, List<ScanProblem> problems) {
         TreeMap<Integer, IommuGroup> groups = new TreeMap<>();
         List<Map.Entry<Integer, String>> groupList = new ArrayList<>(groupDirs.entrySet());
-        List<GroupRead> groupReads = map(groupList, e -> readGroup(sys, e.getKey(), e.getValue()));
-        for (GroupRead g : groupReads) {
+        for (GroupRead g : map(groupList, e -> readGroup(sys, e.getKey(), e.getValue()))) {
             problems.addAll(g.problems());
             List<PciAddress> members = g.members().orElseGet(() -> functions.values().stream()
                     .filter(fn -> fn.iommuGroup().isPresent() && fn.iommuGroup().getAsInt() == g.number())
                     .map(PciFunction::address).toList());
             groups.put(g.number(), new IommuGroup(g.number(), members));
         }
+        return groups;
+    }
 
-        problems.sort(Comparator.comparing(ScanProblem::path).thenComparing(ScanProblem::reason));
-        return new HostSnapshot(functions, groups, mdevParents, mdevs, vgpuVfs, devNodes, problems);
+    private static String whyUnusable(Path root, IOException e) {
+        if (e instanceof NoSuchFileException) return root + " does not exist";
+        if (e instanceof NotDirectoryException) return root + " is not a directory";
+        return root + " cannot be read: " + e.getMessage();
     }
 
     private DevNodes scanDev(List<ScanProblem> problems) {
         try {
             return new DevNodesReader(ConfinedTree.open(devRoot)).read(problems);
         } catch (IOException e) {
-            problems.add(new ScanProblem("dev:.", "dev root " + devRoot + " is not a readable directory: " + e));
+            problems.add(new ScanProblem("dev:.", "dev root " + whyUnusable(devRoot, e)));
             return DevNodes.NONE;
         }
     }

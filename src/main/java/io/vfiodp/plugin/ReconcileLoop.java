@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * <p>Each pass is level-triggered: it compares what should run (the last {@link TargetState},
  * health reports) with what runs (servers, their socket files, {@code kubelet.sock}'s identity)
  * and fixes the difference. A trigger therefore needs no payload: a file watch, a timer or a
- * kubelet restart just calls {@link #requestCheck()}.
+ * kubelet restart just calls {@link #requestCheck()} ({@link #kubeletSocketCreated()} when it saw
+ * {@code kubelet.sock} being created). New desired states come in through {@link #apply}, health
+ * verdicts of monitors through {@link #reportHealth}.
  */
 public final class ReconcileLoop implements AutoCloseable {
 
@@ -135,11 +137,6 @@ public final class ReconcileLoop implements AutoCloseable {
         CompletableFuture<List<ResourceStatus>> f = new CompletableFuture<>();
         if (!enqueue(() -> f.complete(statusNow()))) f.complete(List.of());
         return f;
-    }
-
-    /** Executor for work that must run on the reconcile thread (stream hand-over). */
-    java.util.concurrent.Executor executor() {
-        return thread;
     }
 
     private boolean enqueue(Runnable task) {

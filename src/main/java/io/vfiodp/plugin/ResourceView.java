@@ -10,9 +10,11 @@ import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.NUMANode;
 import io.vfiodp.proto.deviceplugin.v1beta1.TopologyInfo;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -63,7 +65,7 @@ public final class ResourceView {
     private static DesiredResource withOverrides(DesiredResource r, Map<String, Health> overrides) {
         if (overrides.isEmpty()) return r;
         boolean touched = false;
-        var devices = new java.util.ArrayList<ExposedDevice>(r.devices().size());
+        List<ExposedDevice> devices = new ArrayList<>(r.devices().size());
         for (ExposedDevice d : r.devices()) {
             Health o = overrides.get(d.id());
             if (o != null && !o.isHealthy() && d.health().isHealthy()) {

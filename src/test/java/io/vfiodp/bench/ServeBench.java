@@ -30,7 +30,7 @@ import java.util.stream.Stream;
  *   <li>SIGTERM to exit.</li>
  * </ol>
  * Usage: {@code java -cp target/vfio-device-plugin.jar:target/test-classes io.vfiodp.bench.ServeBench
- * [--fixture DIR] [--runs N] [-- JVM flags for the plugin]}; without flags after {@code --} it uses
+ * [--fixture DIR] [--runs N] [--jar JAR] [-- JVM flags for the plugin]}; without flags after {@code --} it uses
  * {@link #SHIPPED_FLAGS}.
  */
 public final class ServeBench {
@@ -38,18 +38,20 @@ public final class ServeBench {
     static final int CALLS = 10_000;
     static final int WARMUP = 5_000;
     /** The flags README recommends; the CDS archive is created by the first run. */
-    static final List<String> SHIPPED_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k", "-Xmx64m",
+    static final List<String> SHIPPED_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k", "-Xms8m", "-Xmx32m",
             "-XX:MaxMetaspaceSize=64m", "-XX:ReservedCodeCacheSize=24m", "-XX:+AutoCreateSharedArchive",
             "-XX:SharedArchiveFile=target/vfio-device-plugin.jsa");
 
     public static void main(String[] args) throws Exception {
         Path fixture = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
+        Path jar = Path.of("target/vfio-device-plugin.jar");
         int runs = 5;
         List<String> flags = SHIPPED_FLAGS;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--fixture" -> fixture = Path.of(args[++i]);
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
+                case "--jar" -> jar = Path.of(args[++i]);
                 case "--" -> {
                     flags = Arrays.asList(args).subList(i + 1, args.length);
                     i = args.length;
@@ -57,16 +59,22 @@ public final class ServeBench {
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        Path jar = Path.of("target/vfio-device-plugin.jar");
         if (!Files.isRegularFile(jar)) throw new IllegalStateException(jar + " is missing: run ./mvnw -B -q -DskipTests package first");
         List<String> resources = new ScanPolicySource(new SysfsScanner(fixture.resolve("sys"), fixture.resolve("dev"))::scan,
                 Optional.empty(), PciIds.bundled()).read().desired().resources().keySet().stream().map(Object::toString).toList();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        for (String f : flags) {
+            // The JVM does not refresh an archive made for an older jar: start from none, run 0 writes it.
+            if (f.startsWith("-XX:SharedArchiveFile=") && flags.contains("-XX:+AutoCreateSharedArchive")) {
+                Files.deleteIfExists(Path.of(f.substring(f.indexOf('=') + 1)));
+            }
+        }
         System.out.println("java " + System.getProperty("java.version") + ", " + Runtime.getRuntime().availableProcessors()
                 + " CPUs; fixture " + fixture + "; resources " + resources);
         System.out.println("plugin JVM flags: " + String.join(" ", flags));
 
         List<Long> startups = new ArrayList<>();
+        List<Long> cpus = new ArrayList<>();
         for (int run = 0; run <= runs; run++) {
             boolean last = run == runs;
             Path dir = Files.createTempDirectory("vfio-dp-bench-");
@@ -83,10 +91,14 @@ public final class ServeBench {
                 try {
                     kubelet.awaitRegistrations(resources, 1, Duration.ofSeconds(30));
                     long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+                    long cpu = cpuMillis(p.pid());
                     // Run 0 trains the class-data-sharing archive; it is not counted.
-                    if (run > 0) startups.add(ms);
-                    System.out.printf("run %d: start -> %d resource(s) registered in %d ms%s%n", run, resources.size(), ms,
-                            run == 0 ? " (training run, not counted)" : "");
+                    if (run > 0) {
+                        startups.add(ms);
+                        cpus.add(cpu);
+                    }
+                    System.out.printf("run %d: start -> %d resource(s) registered in %d ms wall, %d ms CPU%s%n", run, resources.size(), ms,
+                            cpu, run == 0 ? " (training run, not counted)" : "");
                     if (last) measureCalls(kubelet, resources.getFirst(), p.pid());
                 } finally {
                     long s0 = System.nanoTime();
@@ -103,8 +115,10 @@ public final class ServeBench {
             }
         }
         startups.sort(null);
-        System.out.printf("start-up to all registered: median %d ms, min %d ms, max %d ms over %d runs%n",
-                startups.get(startups.size() / 2), startups.getFirst(), startups.getLast(), startups.size());
+        cpus.sort(null);
+        System.out.printf("start-up to all registered: median %d ms, min %d ms, max %d ms wall over %d runs; median %d ms CPU (user+sys)%n",
+                startups.get(startups.size() / 2), startups.getFirst(), startups.getLast(), startups.size(), cpus.get(cpus.size() / 2));
+        System.out.printf("machine load average now: %s%n", Files.readString(Path.of("/proc/loadavg")).trim());
     }
 
     private static void measureCalls(KubeletSimulator kubelet, String resource, long pid) throws Exception {
@@ -142,19 +156,34 @@ public final class ServeBench {
         return kubelet.stub(resource).getChannel();
     }
 
+    /** CPU time the process used so far: utime + stime from /proc/<pid>/stat (clock ticks of 10 ms). */
+    private static long cpuMillis(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10;
+    }
+
     private static double us(long[] sorted, int percentile) {
         int i = Math.min(sorted.length - 1, (int) Math.ceil(percentile / 100.0 * sorted.length) - 1);
         return sorted[i] / 1000.0;
     }
 
+    /** VmRSS, with its anonymous (heap, stacks, metaspace) and file-backed (libjvm, CDS archive, jar) parts. */
     private static String vmRss(long pid) throws IOException {
+        long rss = -1;
+        long anon = -1;
+        long file = -1;
         for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-            if (line.startsWith("VmRSS:")) {
-                long kb = Long.parseLong(line.replaceAll("\\D", ""));
-                return String.format("%.1f MiB", kb / 1024.0);
-            }
+            if (line.startsWith("VmRSS:")) rss = kb(line);
+            if (line.startsWith("RssAnon:")) anon = kb(line);
+            if (line.startsWith("RssFile:")) file = kb(line);
         }
-        return "unknown (no VmRSS in /proc/" + pid + "/status)";
+        if (rss < 0) return "unknown (no VmRSS in /proc/" + pid + "/status)";
+        return String.format("%.1f MiB (anonymous %.1f MiB, file-backed %.1f MiB)", rss / 1024.0, anon / 1024.0, file / 1024.0);
+    }
+
+    private static long kb(String statusLine) {
+        return Long.parseLong(statusLine.replaceAll("\\D", ""));
     }
 
     private static void deleteTree(Path root) throws IOException {

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +46,7 @@ class Hgx8GpuScanTest {
     @Test
     void gpusComeInPairsBehindOneSwitch() {
         Map<PciAddress, List<PciAddress>> gpusBySwitch = withDevice("10de:2330").stream().collect(Collectors.groupingBy(
-                g -> g.upstreamBridges().get(1), java.util.TreeMap::new,
+                g -> g.upstreamBridges().get(1), TreeMap::new,
                 Collectors.mapping(PciFunction::address, Collectors.toList())));
         assertThat(gpusBySwitch).isEqualTo(Map.of(
                 pci("0000:16:00.0"), pcis("0000:18:00.0", "0000:19:00.0"),

@@ -185,23 +185,28 @@ class SysfsScannerTest {
                 "link leads to a device named 0000:01:00.0, not 0000:02:00.0"));
     }
 
+    /** Just above the scanner's threshold for reading in parallel (64 functions). */
+    private static final LargeHostTree.Shape SMALL_BUT_PARALLEL = new LargeHostTree.Shape(12, 1, 6, 1, 2, 4);
+
     @Test
     void parallelScanOfALargeHostEqualsASequentialOne() {
-        LargeHostTree.write(tmp.resolve("large"), new LargeHostTree.Shape(40, 2, 8, 1, 4, 20));
+        LargeHostTree.write(tmp.resolve("large"), SMALL_BUT_PARALLEL);
         Path sys = tmp.resolve("large/sys");
         Path dev = tmp.resolve("large/dev");
 
         HostSnapshot sequential = new SysfsScanner(sys, dev, 1).scan();
         HostSnapshot parallel = new SysfsScanner(sys, dev, 4).scan();
 
-        assertThat(sequential.functions()).hasSize(new LargeHostTree.Shape(40, 2, 8, 1, 4, 20).functionCount());
+        assertThat(sequential.functions()).hasSize(SMALL_BUT_PARALLEL.functionCount()).hasSizeGreaterThan(64);
+        assertThat(sequential.vgpuVfs()).hasSize(6);
+        assertThat(sequential.mdevs()).hasSize(2);
         assertThat(sequential.problems()).isEmpty();
         assertThat(parallel).isEqualTo(sequential);
     }
 
     @Test
     void scanLeavesNoReaderThreadBehind() {
-        LargeHostTree.write(tmp.resolve("large"), new LargeHostTree.Shape(40, 0, 0, 0, 0, 0));
+        LargeHostTree.write(tmp.resolve("large"), SMALL_BUT_PARALLEL);
 
         new SysfsScanner(tmp.resolve("large/sys"), tmp.resolve("large/dev"), 4).scan();
 
