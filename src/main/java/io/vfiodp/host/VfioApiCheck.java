@@ -41,7 +41,7 @@ public final class VfioApiCheck {
     /** Checks {@code <devRoot>/vfio/vfio}; never throws. */
     public static VfioAvailability check(Path devRoot) {
         Path container = devRoot.resolve("vfio").resolve("vfio");
-        if (!Files.exists(container, LinkOption.NOFOLLOW_LINKS) && !Files.exists(container)) {
+        if (Files.notExists(container, LinkOption.NOFOLLOW_LINKS)) {
             return new VfioAvailability.Unavailable(container + " does not exist (vfio module not loaded, or /dev not mounted)");
         }
         LibC libc;
