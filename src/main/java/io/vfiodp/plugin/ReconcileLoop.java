@@ -121,13 +121,20 @@ public final class ReconcileLoop implements AutoCloseable {
     }
 
     /**
-     * {@code kubelet.sock} was just created: register everything with this kubelet even if the
-     * file looks like the previous one (file systems reuse inode numbers at once, and change
-     * times are only as fine as the kernel tick).
+     * {@code kubelet.sock} was just created: a kubelet (re)started, so waiting out a registration
+     * backoff would only delay it. The pass itself tells a new kubelet from the old one by the
+     * file's identity; when a file system hands the new socket the old inode and change time, the
+     * restart still shows, because a starting kubelet deletes our sockets and a restarted server
+     * registers anew. Forcing a second registration here would make the kubelet drop the
+     * connection it just opened, failing any Allocate in flight on it.
      */
     public void kubeletSocketCreated() {
         enqueue(() -> {
-            kubelet = Optional.empty();
+            long now = System.nanoTime();
+            for (Served s : served.values()) {
+                s.registerFailures = 0;
+                s.nextRegister = now;
+            }
             pass();
         });
     }

@@ -233,6 +233,7 @@ class PluginRuntimeTest {
             assertThat(kubelet.watch(T4).awaitUpdate(u -> u.getDevicesCount() == 2, WAIT).getDevicesCount()).isEqualTo(2);
         }
         assertThat(kubelet.allocate(A100, List.of(List.of("0000:86:00.0"))).getContainerResponsesCount()).isEqualTo(1);
+        assertThat(kubelet.registrations()).as("one registration per resource per kubelet start").hasSize(12);
         assertThat(Leaks.sockets(dir)).containsExactly("kubelet.sock", "vfio-dp-nvidia.com_GA100_A100_PCIE_40GB.sock",
                 "vfio-dp-nvidia.com_TU104GL_TESLA_T4.sock");
     }
