@@ -7,6 +7,7 @@ import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.kubevirt.ConfigProblemReporter;
 import io.vfiodp.kubevirt.KubeVirtPolicyFollower;
+import io.vfiodp.metrics.MetricsAddress;
 import io.vfiodp.metrics.PluginMetrics;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
@@ -15,6 +16,7 @@ import io.vfiodp.plugin.ScanPolicySource;
 import io.vfiodp.policy.config.PermittedConfigSource;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -51,7 +53,7 @@ final class ServeCommand implements Callable<Integer> {
     KubeVirtMode kubevirt;
 
     @Option(names = "--node-name", paramLabel = "NAME",
-            description = "This node's name: its labels select nodeMediatedDeviceTypes, and configuration problems are posted as Events on it "
+            description = "This node's name: its labels select nodeMediatedDeviceTypes, and configuration problems and device health changes are posted as Events on it "
                     + "(default: env NODE_NAME, set it from the downward API spec.nodeName; env VFIO_DP_NODE_NAME).")
     String nodeName;
 
@@ -60,6 +62,10 @@ final class ServeCommand implements Callable<Integer> {
     Duration rescanInterval;
 
     @Mixin VgpuOptions vgpu;
+
+    @Option(names = "--metrics-address", defaultValue = ":9402", paramLabel = "[HOST]:PORT",
+            description = "Address of the HTTP /metrics, /healthz and /readyz endpoints; empty disables them (default: ${DEFAULT-VALUE}; env VFIO_DP_METRICS_ADDRESS).")
+    String metricsAddress;
 
     /** How long start-up waits for the first reading of the KubeVirt CR before serving the local configuration. */
     private static final Duration FIRST_CR_READING_WAIT = Duration.ofSeconds(5);
@@ -72,8 +78,10 @@ final class ServeCommand implements Callable<Integer> {
         }
         // Not a static field: picocli instantiates every command at start, and demo sets the log level before slf4j starts.
         Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
-        log.info("serve: sysfs {}, dev {}, device-plugin dir {}, rescan every {}; --config {}; --kubevirt {}", host.sysfsRoot(),
-                host.devRoot(), devicePluginDir, rescanInterval, host.config().map(Object::toString).orElse("none"), kubevirt);
+        log.info("serve: sysfs {}, dev {}, device-plugin dir {}, rescan every {}, metrics on {}; permitted devices from {}{}", host.sysfsRoot(),
+                host.devRoot(), devicePluginDir, rescanInterval, metricsAddress.isBlank() ? "(disabled)" : metricsAddress,
+                host.config().map(c -> "--config " + c).orElse("the default NVIDIA naming"),
+                kubevirt == KubeVirtMode.auto ? " unless the KubeVirt CR has permittedHostDevices (--kubevirt auto)" : "");
         Serving serving;
         try {
             serving = start();
@@ -103,12 +111,19 @@ final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The plugin runtime and, with {@code --kubevirt auto}, what follows the KubeVirt CR; closed in that order. */
-    private record Serving(PluginRuntime runtime, Optional<KubeVirtPolicyFollower> follower, Optional<KubernetesClient> client,
-                           Optional<VgpuOptions.Managed> vgpu) implements AutoCloseable {
+    /**
+     * The serving session (runtime, /dev/vfio watch, metrics endpoints), the vGPU layout manager and,
+     * with {@code --kubevirt auto}, what follows the KubeVirt CR; closed in that order.
+     */
+    private record Serving(ServeSession session, Optional<VgpuOptions.Managed> vgpu, Optional<KubeVirtPolicyFollower> follower,
+                           Optional<KubernetesClient> client) implements AutoCloseable {
+        PluginRuntime runtime() {
+            return session.runtime();
+        }
+
         @Override
         public void close() {
-            runtime.close();
+            session.close();
             vgpu.ifPresent(VgpuOptions.Managed::close);
             follower.ifPresent(KubeVirtPolicyFollower::close);
             client.ifPresent(KubernetesClient::close);
@@ -118,7 +133,9 @@ final class ServeCommand implements Callable<Integer> {
     private Serving start() throws IOException {
         // before waiting on the KubeVirt CR: a wrong mount should fail at once
         PluginRuntime.checkPluginDir(devicePluginDir);
-        PluginMetrics metrics = new PluginMetrics(new PrometheusRegistry());
+        Optional<InetSocketAddress> metricsAt = MetricsAddress.parse(metricsAddress);
+        PrometheusRegistry registry = new PrometheusRegistry();
+        PluginMetrics metrics = new PluginMetrics(registry);
         PermittedConfigSource local = PermittedConfigSource.file(host.config());
         String localDescription = host.config().map(p -> "--config " + p).orElse(PermittedConfigSource.Current.DEFAULT_POLICY.origin());
         Optional<String> node = Optional.ofNullable(nodeName).filter(n -> !n.isBlank());
@@ -140,7 +157,7 @@ final class ServeCommand implements Callable<Integer> {
             configs = follower.get().configs();
             problems = follower.get().problems()::report;
         }
-        PluginRuntime runtime;
+        ServeSession session;
         Optional<VgpuOptions.Managed> managed = Optional.empty();
         try {
             SysfsScanner scanner = new SysfsScanner(host.sysfsRoot(), host.devRoot());
@@ -151,14 +168,16 @@ final class ServeCommand implements Callable<Integer> {
                         () -> f.flatMap(KubeVirtPolicyFollower::mdevTypes)));
                 source = managed.get().source();
             }
-            runtime = PluginRuntime.start(PluginSettings.of(devicePluginDir, rescanInterval), source);
+            session = ServeSession.start(PluginSettings.of(devicePluginDir, rescanInterval), source, host.devRoot(), metricsAt, registry,
+                    follower.flatMap(KubeVirtPolicyFollower::events), new VersionProvider().getVersion()[0]);
         } catch (IOException | RuntimeException e) {
             managed.ifPresent(VgpuOptions.Managed::close);
             follower.ifPresent(KubeVirtPolicyFollower::close);
             client.ifPresent(KubernetesClient::close);
             throw e;
         }
+        PluginRuntime runtime = session.runtime();
         follower.ifPresent(f -> f.attach(runtime::rescanNow));
-        return new Serving(runtime, follower, client, managed);
+        return new Serving(session, managed, follower, client);
     }
 }

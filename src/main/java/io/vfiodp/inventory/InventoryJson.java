@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.ScanProblem;
+import io.vfiodp.host.VfioAvailability;
 import io.vfiodp.inventory.InventoryReport.ResourceSummary;
 import io.vfiodp.inventory.InventoryReport.Row;
 import io.vfiodp.policy.Decision;
@@ -31,11 +32,31 @@ public final class InventoryJson {
     private InventoryJson() {}
 
     public static String format(InventoryReport report) {
+        return format(report, Optional.empty());
+    }
+
+    /** As {@link #format(InventoryReport)}, with a {@code vfio} object saying what {@code /dev/vfio/vfio} answered. */
+    public static String format(InventoryReport report, Optional<VfioAvailability> vfio) {
         ObjectMapper mapper = new ObjectMapper();
         ObjectNode root = mapper.createObjectNode();
         root.put("schema", SCHEMA);
         root.put("pciIds", report.pciIds());
         root.put("configuration", report.configuration().orElse(null));
+        vfio.ifPresent(v -> {
+            ObjectNode n = root.putObject("vfio");
+            switch (v) {
+                case VfioAvailability.Available a -> {
+                    n.put("available", true);
+                    n.put("apiVersion", a.apiVersion());
+                    n.put("type1Iommu", a.type1());
+                    n.put("type1v2Iommu", a.type1v2());
+                }
+                case VfioAvailability.Unavailable u -> {
+                    n.put("available", false);
+                    n.put("reason", u.reason());
+                }
+            }
+        });
         ArrayNode devices = root.putArray("devices");
         for (Row row : report.rows()) devices.add(device(mapper, row));
         ArrayNode resources = root.putArray("resources");

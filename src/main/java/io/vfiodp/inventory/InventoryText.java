@@ -2,6 +2,7 @@ package io.vfiodp.inventory;
 
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.ScanProblem;
+import io.vfiodp.host.VfioAvailability;
 import io.vfiodp.inventory.InventoryReport.ResourceSummary;
 import io.vfiodp.inventory.InventoryReport.Row;
 import io.vfiodp.policy.Decision;
@@ -9,6 +10,7 @@ import io.vfiodp.policy.Health;
 import io.vfiodp.policy.PolicyProblem;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -23,10 +25,17 @@ public final class InventoryText {
     private InventoryText() {}
 
     public static String format(InventoryReport report) {
+        return format(report, Optional.empty());
+    }
+
+    /** As {@link #format(InventoryReport)}, with a {@code vfio:} line saying what {@code /dev/vfio/vfio} answered. */
+    public static String format(InventoryReport report, Optional<VfioAvailability> vfio) {
         StringBuilder out = new StringBuilder();
         out.append("pci.ids: ").append(report.pciIds()).append('\n');
         out.append("configuration: ").append(report.configuration().orElse("none (default: NVIDIA GPUs, NVSwitches and vGPUs)"))
-                .append("\n\n");
+                .append('\n');
+        vfio.ifPresent(v -> out.append("vfio: ").append(v.describe()).append('\n'));
+        out.append('\n');
 
         List<String[]> cells = new ArrayList<>();
         cells.add(DEVICE_HEADER);

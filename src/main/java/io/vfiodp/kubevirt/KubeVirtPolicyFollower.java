@@ -78,6 +78,11 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
     }
 
     /** The configuration each policy pass should use: the CR's, or the local one. */
+    /** The recorder of Events on this node, when the node name is known; others (device health) post through it too. */
+    public Optional<NodeEventRecorder> events() {
+        return events;
+    }
+
     public PermittedConfigSource configs() {
         return configs;
     }

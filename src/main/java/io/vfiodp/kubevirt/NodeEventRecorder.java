@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Posts Warning Events about this node ({@code kubectl describe node} shows them). Callers never
+ * Posts Warning (and Normal) Events about this node ({@code kubectl describe node} shows them). Callers never
  * wait: {@link #warn} drops the event when the bounded queue is full, and one thread of its own
  * talks to the API. The same reason and message are posted at most once per {@code repeatAfter}
  * (Events expire after an hour by default, so a problem that persists is posted again).
@@ -32,7 +32,7 @@ public final class NodeEventRecorder implements AutoCloseable {
     private static final int MAX_MESSAGE = 1024;
     private static final Logger LOG = LoggerFactory.getLogger(NodeEventRecorder.class);
 
-    private record Key(String reason, String message) {}
+    private record Key(String type, String reason, String message) {}
 
     private final KubernetesClient client;
     private final String nodeName;
@@ -67,7 +67,16 @@ public final class NodeEventRecorder implements AutoCloseable {
 
     /** Queues a Warning event on the node; never blocks. Returns false when it was dropped. */
     public boolean warn(String reason, String message) {
-        boolean queued = queue.offer(new Key(Objects.requireNonNull(reason, "reason"), truncate(Objects.requireNonNull(message, "message"))));
+        return offer("Warning", reason, message);
+    }
+
+    /** Queues a Normal event on the node (a recovery); never blocks. Returns false when it was dropped. */
+    public boolean normal(String reason, String message) {
+        return offer("Normal", reason, message);
+    }
+
+    private boolean offer(String type, String reason, String message) {
+        boolean queued = queue.offer(new Key(type, Objects.requireNonNull(reason, "reason"), truncate(Objects.requireNonNull(message, "message"))));
         if (!queued && !droppedLogged) {
             droppedLogged = true;
             LOG.warn("node event queue full ({} pending): dropping events until the API server catches up", queue.size());
@@ -102,7 +111,7 @@ public final class NodeEventRecorder implements AutoCloseable {
                 .endMetadata()
                 // the kubelet uses the node name as the UID of its node events; kubectl matches both forms
                 .withNewInvolvedObject().withApiVersion("v1").withKind("Node").withName(nodeName).withUid(nodeName).endInvolvedObject()
-                .withType("Warning")
+                .withType(key.type())
                 .withReason(key.reason())
                 .withMessage(key.message())
                 .withNewSource().withComponent(COMPONENT).withHost(nodeName).endSource()

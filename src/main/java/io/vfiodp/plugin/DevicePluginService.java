@@ -35,14 +35,16 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
             .build();
 
     private final Executor reconcileThread;
+    private final PluginListener listener;
     private volatile ResourceView view;
     // Confined to the reconcile thread.
     private final Set<ServerCallStreamObserver<ListAndWatchResponse>> streams = new LinkedHashSet<>();
     private boolean closed;
 
-    DevicePluginService(ResourceView initial, Executor reconcileThread) {
+    DevicePluginService(ResourceView initial, Executor reconcileThread, PluginListener listener) {
         this.view = initial;
         this.reconcileThread = reconcileThread;
+        this.listener = listener;
     }
 
     ResourceView view() {
@@ -131,11 +133,13 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
                         log.info("{}: allocated {}", v.name(), String.join(",", c.getDevicesIdsList()));
                     }
                 }
+                listener.allocated(v.name(), request.getContainerRequestsList().stream().mapToInt(ContainerAllocateRequest::getDevicesIdsCount).sum());
                 response.onNext(g.response());
                 response.onCompleted();
             }
             case RpcOutcome.Refused<AllocateResponse> r -> {
                 log.warn("{}", r.message());
+                listener.allocationRefused(v.name());
                 response.onError(r.asException());
             }
         }

@@ -32,6 +32,7 @@ public final class PluginRuntime implements AutoCloseable {
     private final ScheduledExecutorService rescan;
     private final NodeStateSource source;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean rescanQueued = new AtomicBoolean();
     private final CountDownLatch done = new CountDownLatch(1);
 
     private PluginRuntime(EpollEventLoopGroup group, KubeletRegistrar registrar, ReconcileLoop loop, PluginDirWatch watch,
@@ -49,6 +50,11 @@ public final class PluginRuntime implements AutoCloseable {
      * then serves it and rescans every {@link PluginSettings#rescanInterval()}.
      */
     public static PluginRuntime start(PluginSettings settings, NodeStateSource source) throws IOException {
+        return start(settings, source, PluginListener.NONE);
+    }
+
+    /** As {@link #start(PluginSettings, NodeStateSource)}, telling {@code listener} what the servers do. */
+    public static PluginRuntime start(PluginSettings settings, NodeStateSource source, PluginListener listener) throws IOException {
         checkPluginDir(settings.pluginDir());
         // Fails here, not on every reconcile pass, when the directory leaves no room for a socket path.
         SocketNames.forResource(settings.pluginDir(), io.vfiodp.policy.ResourceName.of("x.io/x"));
@@ -78,7 +84,8 @@ public final class PluginRuntime implements AutoCloseable {
         }
         KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDir().resolve(ReconcileLoop.KUBELET_SOCKET), group,
                 settings.registrationTimeout());
-        ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(), settings.safetyCheck());
+        ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(), settings.safetyCheck(),
+                listener);
         PluginDirWatch watch;
         try {
             watch = PluginDirWatch.start(settings.pluginDir(), loop::requestCheck, loop::kubeletSocketCreated);
@@ -112,9 +119,21 @@ public final class PluginRuntime implements AutoCloseable {
         return loop;
     }
 
-    /** Rescans now, on the rescan thread, instead of waiting for the next period. */
+    /**
+     * Rescans soon, on the rescan thread, instead of waiting for the next period. Calls while a
+     * rescan is queued join it: a burst of file events costs one scan after the one in flight,
+     * never a pile of them behind a slow sysfs.
+     */
     public void rescanNow() {
-        if (!closed.get()) rescan.execute(this::rescanOnce);
+        if (closed.get() || !rescanQueued.compareAndSet(false, true)) return;
+        try {
+            rescan.execute(() -> {
+                rescanQueued.set(false);
+                rescanOnce();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            rescanQueued.set(false);
+        }
     }
 
     private void rescanOnce() {

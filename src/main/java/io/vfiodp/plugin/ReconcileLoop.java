@@ -51,6 +51,7 @@ public final class ReconcileLoop implements AutoCloseable {
     private final EventLoopGroup group;
     private final KubeletRegistrar registrar;
     private final Backoff backoff;
+    private final PluginListener listener;
     private final ScheduledThreadPoolExecutor thread;
     private final AtomicBoolean passQueued = new AtomicBoolean();
     private final AtomicBoolean closing = new AtomicBoolean();
@@ -67,6 +68,12 @@ public final class ReconcileLoop implements AutoCloseable {
     private boolean closed;
 
     ReconcileLoop(Path pluginDir, EventLoopGroup group, KubeletRegistrar registrar, Backoff backoff, Duration safetyCheck) {
+        this(pluginDir, group, registrar, backoff, safetyCheck, PluginListener.NONE);
+    }
+
+    ReconcileLoop(Path pluginDir, EventLoopGroup group, KubeletRegistrar registrar, Backoff backoff, Duration safetyCheck,
+                  PluginListener listener) {
+        this.listener = listener;
         this.pluginDir = pluginDir;
         this.kubeletSocket = pluginDir.resolve(KUBELET_SOCKET);
         this.group = group;
@@ -178,7 +185,7 @@ public final class ReconcileLoop implements AutoCloseable {
                 served.put(view.name(), s);
             }
             if (s.server != null) {
-                logChanges(s.server.view(), view);
+                logChanges(s.server.view(), view, listener);
                 if (s.server.publish(view)) {
                     log.info("{}: sent ListAndWatch update to {} stream(s)", view.name(), s.server.openStreams());
                 }
@@ -221,7 +228,7 @@ public final class ReconcileLoop implements AutoCloseable {
 
     private void startServer(Served s, ResourceView view, long now) {
         try {
-            s.server = ResourceServer.start(view, s.socket, group, thread);
+            s.server = ResourceServer.start(view, s.socket, group, thread, listener);
             s.generation++;
             s.startFailures = 0;
             s.registerFailures = 0;
@@ -272,6 +279,8 @@ public final class ReconcileLoop implements AutoCloseable {
             s.registeredEpoch = epoch;
             s.registeredGeneration = generation;
             s.registerFailures = 0;
+            listener.registered(name, s.registeredBefore);
+            s.registeredBefore = true;
             log.info("{}: registered with the kubelet (endpoint {})", name, s.socket.getFileName());
         } else {
             s.registerFailures++;
@@ -294,12 +303,13 @@ public final class ReconcileLoop implements AutoCloseable {
         wakeUp = next == Long.MAX_VALUE ? null : thread.schedule(this::requestCheck, Math.max(0, next), TimeUnit.NANOSECONDS);
     }
 
-    private static void logChanges(ResourceView before, ResourceView after) {
+    private static void logChanges(ResourceView before, ResourceView after, PluginListener listener) {
         for (ExposedDevice d : after.devices().values()) {
             ExposedDevice old = before.devices().get(d.id());
             if (old == null) {
                 log.info("{}: device {} added (NUMA {}, IOMMU group {}, {})", after.name(), d.id(), d.numaNode(), d.iommuGroup(), d.health().wireValue());
             } else if (!old.health().equals(d.health())) {
+                listener.healthChanged(after.name(), d.id(), old.health(), d.health());
                 if (d.health() instanceof Health.Unhealthy(String reason)) {
                     log.warn("{}: device {} is now Unhealthy: {}", after.name(), d.id(), reason);
                 } else {
@@ -365,6 +375,7 @@ public final class ReconcileLoop implements AutoCloseable {
         int startFailures;
         long nextStart = System.nanoTime();
         long registeredEpoch = -1;
+        boolean registeredBefore;
         int registeredGeneration = -1;
         long inFlightEpoch = -1;
         int inFlightGeneration = -1;

@@ -35,7 +35,12 @@ final class ResourceServer {
 
     /** Binds and serves at once: the kubelet dials the socket while we register. */
     static ResourceServer start(ResourceView view, Path socket, EventLoopGroup group, Executor reconcileThread) throws IOException {
-        DevicePluginService service = new DevicePluginService(view, reconcileThread);
+        return start(view, socket, group, reconcileThread, PluginListener.NONE);
+    }
+
+    static ResourceServer start(ResourceView view, Path socket, EventLoopGroup group, Executor reconcileThread,
+                                PluginListener listener) throws IOException {
+        DevicePluginService service = new DevicePluginService(view, reconcileThread, listener);
         // A leftover from a previous run would make bind() fail; nobody else may own our name.
         Files.deleteIfExists(socket);
         Server server = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))

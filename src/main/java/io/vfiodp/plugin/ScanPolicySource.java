@@ -2,10 +2,13 @@ package io.vfiodp.plugin;
 
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciIds;
+import io.vfiodp.policy.Departures;
+import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.PolicyProblem;
 import io.vfiodp.policy.PolicyResult;
 import io.vfiodp.policy.config.PermittedConfigSource;
+import io.vfiodp.policy.config.PermittedHostDevices;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * {@link PermittedConfigSource} asked on every call: the {@code --config} file is read again, so
  * an edited ConfigMap takes effect at the next rescan, and a KubeVirt CR edit takes effect at the
  * rescan its watcher asks for. A file that became invalid fails the rescan and the previous
- * state stays.
+ * state stays. A device the host took away since the last pass is served one more pass as
+ * Unhealthy with the reason ({@link Departures}); a configuration change applies at once.
  */
 public final class ScanPolicySource implements NodeStateSource {
 
@@ -39,6 +43,9 @@ public final class ScanPolicySource implements NodeStateSource {
     private volatile PciIds pciIds;
     // Calls come one after another (start, then the rescan thread); remembered to log a problem once, not every rescan.
     private volatile List<String> lastNotes = List.of();
+    // The last pass's own policy output, to serve what left since then one more pass as Unhealthy.
+    private volatile DesiredState lastDesired = DesiredState.EMPTY;
+    private volatile Optional<PermittedHostDevices> lastPermitted = Optional.empty();
 
     public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, PciIds pciIds) {
         this(scan, config, () -> pciIds);
@@ -83,14 +90,18 @@ public final class ScanPolicySource implements NodeStateSource {
     }
 
     public Evaluation evaluate() {
-        PermittedConfigSource.Current config = configs.current();
+        return evaluate(configs.current());
+    }
+
+    private Evaluation evaluate(PermittedConfigSource.Current config) {
         HostSnapshot snapshot = scan.get();
         return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, config.permitted(), pciIds()), config.warnings(), config.origin());
     }
 
     @Override
     public TargetState read() {
-        Evaluation e = evaluate();
+        PermittedConfigSource.Current config = configs.current();
+        Evaluation e = evaluate(config);
         List<String> notes = new ArrayList<>(e.configWarnings());
         if (problemSink.isPresent()) {
             problemSink.get().report(e.configOrigin(), e.result().problems());
@@ -102,6 +113,11 @@ public final class ScanPolicySource implements NodeStateSource {
             for (String n : notes) if (!lastNotes.contains(n)) log.warn("{}", n);
             lastNotes = List.copyOf(notes);
         }
-        return e.target();
+        // An operator's configuration change applies at once; only devices the host took away get the Unhealthy pass.
+        DesiredState served = config.permitted().equals(lastPermitted) ? Departures.keepOneMorePass(lastDesired, e.result())
+                : e.result().desiredState();
+        lastDesired = e.result().desiredState();
+        lastPermitted = config.permitted();
+        return new TargetState(served, e.snapshot().devNodes());
     }
 }

@@ -1,6 +1,5 @@
 package io.vfiodp.policy;
 
-import io.vfiodp.host.DevNodes;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.IommuGroup;
 import io.vfiodp.host.MdevInstance;
@@ -42,11 +41,6 @@ public final class PolicyEngine {
     /** Drivers a device may be passed through from: vfio-pci and its vendor variants. */
     public static boolean isVfioDriver(String driver) {
         return driver.equals("vfio-pci") || driver.endsWith("_vfio_pci") || driver.endsWith("-vfio-pci");
-    }
-
-    /** Drivers the kernel lets share a viable VFIO group besides VFIO's own. */
-    private static boolean vfioGroupTolerates(String driver) {
-        return isVfioDriver(driver) || driver.equals("pci-stub") || driver.equals("pcieport");
     }
 
     /** One run: working state lives here, never between runs. */
@@ -121,7 +115,7 @@ public final class PolicyEngine {
                         companions,
                         c.kind() == DeviceKind.PCI ? function.flatMap(PciFunction::vfioCdev) : Optional.empty(),
                         function.map(PciFunction::upstreamBridges).orElse(List.of()),
-                        health(c.iommuGroup(), snapshot.devNodes()));
+                        health(c));
                 byResource.computeIfAbsent(name, k -> new ArrayList<>()).add(device);
                 kinds.put(name, c.kind());
                 Decision.Exposed decision = new Decision.Exposed(name, notes);
@@ -139,9 +133,14 @@ public final class PolicyEngine {
             return new PolicyResult(DesiredState.of(resources), functionDecisions, mdevDecisions, problems);
         }
 
-        private static Health health(int group, DevNodes devNodes) {
-            if (devNodes.hasGroupNode(group)) return Health.HEALTHY;
-            return Health.unhealthy("IOMMU group " + group + ": /dev/vfio/" + group + " missing");
+        private Health health(Candidate c) {
+            int group = c.iommuGroup();
+            if (!snapshot.devNodes().hasGroupNode(group)) {
+                return Health.unhealthy("IOMMU group " + group + ": /dev/vfio/" + group + " missing");
+            }
+            // An mdev's group holds the mdev alone; its parent's PCI group is not handed out.
+            if (c.kind() == DeviceKind.MDEV) return Health.HEALTHY;
+            return GroupViability.whyNotViable(snapshot, group, c.pciAddress()).map(Health::unhealthy).orElse(Health.HEALTHY);
         }
 
         /**
@@ -163,7 +162,7 @@ public final class PolicyEngine {
                 }
                 out.add(member);
                 Optional<String> driver = f.flatMap(PciFunction::driver);
-                if (driver.isPresent() && !vfioGroupTolerates(driver.get())) {
+                if (f.isPresent() && !GroupViability.tolerated(f.get(), snapshot.vgpuVfs().get(member))) {
                     notes.add("companion " + member + " is bound to " + driver.get() + ", not a VFIO driver: VFIO refuses"
                             + " IOMMU group " + c.iommuGroup() + " (not viable) until it is bound to vfio-pci");
                 }

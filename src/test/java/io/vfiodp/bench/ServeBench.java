@@ -83,7 +83,8 @@ public final class ServeBench {
                 cmd.add(java);
                 cmd.addAll(flags);
                 cmd.addAll(List.of("-jar", jar.toString(), "serve", "--sysfs-root", fixture.resolve("sys").toString(),
-                        "--dev-root", fixture.resolve("dev").toString(), "--device-plugin-dir", dir.toString()));
+                        "--dev-root", fixture.resolve("dev").toString(), "--device-plugin-dir", dir.toString(),
+                        "--metrics-address", "127.0.0.1:0"));
                 long t0 = System.nanoTime();
                 Process p = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                         .redirectError(ProcessBuilder.Redirect.DISCARD).start();

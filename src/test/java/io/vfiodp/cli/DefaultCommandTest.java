@@ -39,6 +39,7 @@ class DefaultCommandTest {
         assertThat(serve.devicePluginDir).hasToString("/var/lib/kubelet/device-plugins");
         assertThat(serve.kubevirt).isEqualTo(KubeVirtMode.auto);
         assertThat(serve.rescanInterval).isEqualTo(Duration.ofSeconds(30));
+        assertThat(serve.metricsAddress).isEqualTo(":9402");
         assertThat(serve.nodeName).isNull();
     }
 

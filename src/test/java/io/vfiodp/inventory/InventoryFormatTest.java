@@ -26,29 +26,30 @@ class InventoryFormatTest {
     }
 
     @Test
-    void textShowsOneRowPerDeviceWithDetailsResourcesAndScanProblems() {
+    void textShowsOneRowPerDeviceWithDetailsResourcesAndScanProblemsAndANonViableGroup() {
         assertThat(InventoryText.format(defaultReport(InventoryHosts.workstation().build()))).isEqualTo("""
                 pci.ids: test pci.ids
                 configuration: none (default: NVIDIA GPUs, NVSwitches and vGPUs)
 
-                DEVICE        VENDOR:DEVICE  CLASS   DRIVER    IOMMU  NUMA  HEALTH   DECISION
-                0000:00:02.0  8086:3e92      030000  i915      0      -1    -        skipped: vendor 8086 (Intel Corporation) is not NVIDIA: without --config only NVIDIA GPUs and NVSwitches are exposed (permit it with a pciHostDevices entry)
+                DEVICE        VENDOR:DEVICE  CLASS   DRIVER    IOMMU  NUMA  HEALTH     DECISION
+                0000:00:02.0  8086:3e92      030000  i915      0      -1    -          skipped: vendor 8086 (Intel Corporation) is not NVIDIA: without --config only NVIDIA GPUs and NVSwitches are exposed (permit it with a pciHostDevices entry)
                               model: CoffeeLake-S GT2 [UHD Graphics 630] (Intel Corporation)
-                0000:01:00.0  10de:1f08      030000  vfio-pci  1      0     Healthy  exposed as nvidia.com/TU106_GEFORCE_RTX_2060_REV__A
+                0000:01:00.0  10de:1f08      030000  vfio-pci  1      0     Unhealthy  exposed as nvidia.com/TU106_GEFORCE_RTX_2060_REV__A
                               model: TU106 [GeForce RTX 2060 Rev. A] (NVIDIA Corporation)
                               companions: 0000:01:00.1, 0000:01:00.2, 0000:01:00.3
                               note: companion 0000:01:00.3 is bound to ucsi_ccg, not a VFIO driver: VFIO refuses IOMMU group 1 (not viable) until it is bound to vfio-pci
-                0000:01:00.1  10de:10f9      040300  vfio-pci  1      0     -        companion of 0000:01:00.0
+                              unhealthy: group 1 not viable: 0000:01:00.3 bound to ucsi_ccg
+                0000:01:00.1  10de:10f9      040300  vfio-pci  1      0     -          companion of 0000:01:00.0
                               model: TU106 High Definition Audio Controller (NVIDIA Corporation)
-                0000:01:00.2  10de:1ada      0c0330  vfio-pci  1      0     -        companion of 0000:01:00.0
+                0000:01:00.2  10de:1ada      0c0330  vfio-pci  1      0     -          companion of 0000:01:00.0
                               model: TU106 USB 3.1 Host Controller (NVIDIA Corporation)
-                0000:01:00.3  10de:1adb      0c8000  ucsi_ccg  1      0     -        companion of 0000:01:00.0
+                0000:01:00.3  10de:1adb      0c8000  ucsi_ccg  1      0     -          companion of 0000:01:00.0
                               model: TU106 USB Type-C UCSI Controller (NVIDIA Corporation)
-                0000:05:10.0  8086:1520      020000  vfio-pci  20     0     -        skipped: vendor 8086 (Intel Corporation) is not NVIDIA: without --config only NVIDIA GPUs and NVSwitches are exposed (permit it with a pciHostDevices entry)
+                0000:05:10.0  8086:1520      020000  vfio-pci  20     0     -          skipped: vendor 8086 (Intel Corporation) is not NVIDIA: without --config only NVIDIA GPUs and NVSwitches are exposed (permit it with a pciHostDevices entry)
                               model: I350 Ethernet Controller Virtual Function (Intel Corporation)
 
                 RESOURCE                                  KIND  DEVICES  HEALTHY
-                nvidia.com/TU106_GEFORCE_RTX_2060_REV__A  PCI   1        1
+                nvidia.com/TU106_GEFORCE_RTX_2060_REV__A  PCI   1        0
 
                 scan problems:
                   bus/pci/devices/0000:06:00.0/vendor: not hex: 'zz'

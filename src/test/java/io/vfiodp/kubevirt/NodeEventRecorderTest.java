@@ -56,6 +56,18 @@ class NodeEventRecorderTest {
     }
 
     @Test
+    void normalEventIsPostedWithTypeNormal() throws Exception {
+        startRecorder(8);
+
+        recorder.normal("VfioDeviceHealthy", "nvidia.com/TU104GL_TESLA_T4 device 0000:1a:00.0 is Healthy again");
+
+        Event e = awaitEvents(api, 1).get(0);
+        assertThat(e.getType()).isEqualTo("Normal");
+        assertThat(e.getReason()).isEqualTo("VfioDeviceHealthy");
+        assertThat(e.getMessage()).isEqualTo("nvidia.com/TU104GL_TESLA_T4 device 0000:1a:00.0 is Healthy again");
+    }
+
+    @Test
     void warningIsPostedOnTheNode() throws Exception {
         startRecorder(8);
 

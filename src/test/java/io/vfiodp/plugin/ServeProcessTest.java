@@ -31,7 +31,9 @@ class ServeProcessTest {
                     "io.vfiodp.cli.Main",
                     "--sysfs-root", T4_NUMA.resolve("sys").toString(),
                     "--dev-root", T4_NUMA.resolve("dev").toString(),
-                    "--device-plugin-dir", dir.toString())
+                    "--device-plugin-dir", dir.toString(),
+                    // port 0: parallel builds on one machine must not fight over :9402
+                    "--metrics-address", "127.0.0.1:0")
                     .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             try {
                 kubelet.awaitRegistrations(List.of(T4), 1, Duration.ofSeconds(20));

@@ -1,0 +1,157 @@
+package io.vfiodp.metrics;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vfiodp.plugin.ResourceStatus;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * HTTP endpoints for Prometheus and the kubelet's probes, on the JDK's own HTTP server:
+ * {@code /metrics} (text format), {@code /healthz} (the reconcile loop answers a status request
+ * within {@code answerWithin}: a wedged loop fails liveness even though the process is up) and
+ * {@code /readyz} (every served resource is registered with the kubelet).
+ */
+public final class MetricsServer implements AutoCloseable {
+
+    static final String THREAD_NAME = "vfio-dp-metrics";
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.metrics");
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final PrometheusRegistry registry;
+    private final ServingMetrics metrics;
+    private final Supplier<CompletableFuture<List<ResourceStatus>>> status;
+    private final Duration answerWithin;
+    private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+
+    private MetricsServer(HttpServer server, ExecutorService executor, PrometheusRegistry registry, ServingMetrics metrics,
+                          Supplier<CompletableFuture<List<ResourceStatus>>> status, Duration answerWithin) {
+        this.server = server;
+        this.executor = executor;
+        this.registry = registry;
+        this.metrics = metrics;
+        this.status = status;
+        this.answerWithin = answerWithin;
+    }
+
+    /**
+     * Binds {@code address} and serves.
+     *
+     * @param status the reconcile loop's status request ({@code ReconcileLoop::status})
+     */
+    public static MetricsServer start(InetSocketAddress address, PrometheusRegistry registry, ServingMetrics metrics,
+                                      Supplier<CompletableFuture<List<ResourceStatus>>> status, Duration answerWithin) throws IOException {
+        HttpServer server;
+        try {
+            server = HttpServer.create(address, 16);
+        } catch (IOException e) {
+            throw new IOException("cannot serve metrics on " + address + ": " + e.getMessage(), e);
+        }
+        ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, THREAD_NAME);
+            t.setDaemon(true);
+            return t;
+        });
+        MetricsServer ms = new MetricsServer(server, executor, registry, metrics, status, answerWithin);
+        server.createContext("/metrics", ms::metrics);
+        server.createContext("/healthz", ms::healthz);
+        server.createContext("/readyz", ms::readyz);
+        server.setExecutor(executor);
+        server.start();
+        log.info("metrics on http://{}:{}/metrics, probes /healthz and /readyz", address.getHostString(), ms.port());
+        return ms;
+    }
+
+    /** The bound port (the real one when started on port 0). */
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    private Optional<List<ResourceStatus>> loopStatus() {
+        try {
+            return Optional.of(status.get().get(answerWithin.toMillis(), TimeUnit.MILLISECONDS));
+        } catch (TimeoutException | ExecutionException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    private void metrics(HttpExchange exchange) throws IOException {
+        loopStatus().ifPresent(metrics::resources);
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        writer.write(body, registry.scrape());
+        respond(exchange, 200, writer.getContentType(), body.toByteArray());
+    }
+
+    private void healthz(HttpExchange exchange) throws IOException {
+        long start = System.nanoTime();
+        Optional<List<ResourceStatus>> s = loopStatus();
+        if (s.isPresent()) {
+            text(exchange, 200, "ok: reconcile loop answered in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms\n");
+        } else {
+            text(exchange, 503, "reconcile loop did not answer within " + answerWithin.toMillis() + " ms\n");
+        }
+    }
+
+    private void readyz(HttpExchange exchange) throws IOException {
+        Optional<List<ResourceStatus>> s = loopStatus();
+        if (s.isEmpty()) {
+            text(exchange, 503, "reconcile loop did not answer within " + answerWithin.toMillis() + " ms\n");
+            return;
+        }
+        List<String> waiting = s.get().stream().filter(r -> !r.registered()).map(r -> r.name().value()).toList();
+        if (waiting.isEmpty()) {
+            text(exchange, 200, "ready: " + s.get().size() + " resource(s) registered with the kubelet\n");
+        } else {
+            text(exchange, 503, "not registered with the kubelet: " + String.join(", ", waiting) + "\n");
+        }
+    }
+
+    private static void text(HttpExchange exchange, int code, String body) throws IOException {
+        respond(exchange, code, "text/plain; charset=utf-8", body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void respond(HttpExchange exchange, int code, String contentType, byte[] body) throws IOException {
+        try (exchange) {
+            exchange.getResponseHeaders().set("Content-Type", contentType);
+            boolean head = exchange.getRequestMethod().equals("HEAD");
+            exchange.sendResponseHeaders(code, head ? -1 : body.length);
+            if (!head) {
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(body);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
