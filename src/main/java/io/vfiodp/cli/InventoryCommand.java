@@ -9,6 +9,8 @@ import io.vfiodp.inventory.InventoryText;
 import io.vfiodp.inventory.SuggestedConfig;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.PolicyResult;
+import io.vfiodp.host.VfioApiCheck;
+import io.vfiodp.host.VfioAvailability;
 import io.vfiodp.policy.config.ConfigFile;
 import io.vfiodp.vgpu.LayoutReport;
 import io.vfiodp.policy.config.InvalidConfigException;
@@ -89,7 +91,9 @@ public final class InventoryCommand implements Callable<Integer> {
         InventoryReport report = InventoryReport.of(snapshot, result, pciIds, host.config().map(Object::toString),
                 config.map(ConfigFile.Loaded::warnings).orElse(List.of()));
         boolean json = output != null && output.json;
-        out.print(json ? InventoryJson.format(report) : InventoryText.format(report));
+        // Only /dev/vfio/vfio is opened, never a group node: that would take the group from a running VM.
+        Optional<VfioAvailability> vfio = Optional.of(VfioApiCheck.check(host.devRoot()));
+        out.print(json ? InventoryJson.format(report, vfio) : InventoryText.format(report, vfio));
         if (!json) {
             try {
                 LayoutReport.inventorySection(snapshot, host.config(), nodeLabels).ifPresent(section -> {
