@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -176,7 +177,8 @@ public final class SysfsScanner {
         int chunks = readThreads * 4;
         int chunkSize = (items.size() + chunks - 1) / chunks;
         List<R> results = new ArrayList<>(items.size());
-        try (ExecutorService pool = Executors.newFixedThreadPool(readThreads, new ReaderThreads())) {
+        ReaderThreads threads = new ReaderThreads();
+        try (ExecutorService pool = Executors.newFixedThreadPool(readThreads, threads)) {
             List<Future<List<R>>> parts = new ArrayList<>();
             for (int from = 0; from < items.size(); from += chunkSize) {
                 List<T> slice = items.subList(from, Math.min(items.size(), from + chunkSize));
@@ -189,18 +191,40 @@ public final class SysfsScanner {
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException re) throw re;
             throw new IllegalStateException(e.getCause());
+        } finally {
+            threads.joinAll();
         }
         return results;
     }
 
+    /**
+     * Names the reader threads and remembers them: a terminated pool's workers may still be
+     * unwinding, and a scan must not return while any of them is alive (no thread outlives it).
+     */
     private static final class ReaderThreads implements ThreadFactory {
         private final AtomicInteger count = new AtomicInteger();
+        private final List<Thread> created = new CopyOnWriteArrayList<>();
 
         @Override
         public Thread newThread(Runnable r) {
             Thread t = new Thread(r, "sysfs-scan-" + count.incrementAndGet());
             t.setDaemon(true);
+            created.add(t);
             return t;
+        }
+
+        void joinAll() {
+            boolean interrupted = false;
+            for (Thread t : created) {
+                while (t.isAlive()) {
+                    try {
+                        t.join();
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            }
+            if (interrupted) Thread.currentThread().interrupt();
         }
     }
 }
