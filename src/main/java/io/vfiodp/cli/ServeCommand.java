@@ -143,7 +143,14 @@ final class ServeCommand implements Callable<Integer> {
         Optional<KubeVirtPolicyFollower> follower = Optional.empty();
         PermittedConfigSource configs = local;
         ScanPolicySource.ProblemSink problems = new ConfigProblemReporter(Optional.empty(), metrics)::report;
-        if (kubevirt == KubeVirtMode.auto) {
+        Optional<String> api = kubevirt == KubeVirtMode.auto
+                ? KubeApiDetection.source(System.getenv(), Path.of(System.getProperty("user.home")))
+                : Optional.empty();
+        if (kubevirt == KubeVirtMode.auto && api.isEmpty()) {
+            LoggerFactory.getLogger(ServeCommand.class).info(
+                    "--kubevirt auto: no Kubernetes API configured (not in a pod, no kubeconfig); serving {} only", localDescription);
+        }
+        if (api.isPresent()) {
             try {
                 client = Optional.of(new KubernetesClientBuilder().build());
             } catch (RuntimeException e) {

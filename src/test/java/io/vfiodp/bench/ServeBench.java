@@ -27,6 +27,8 @@ import java.util.stream.Stream;
  *   <li>Allocate latency p50/p99 over {@value #CALLS} calls on one channel, next to the empty
  *       GetDevicePluginOptions call in the same run;</li>
  *   <li>resident memory (VmRSS) after registration and those allocations;</li>
+ *   <li>kubelet restart (all sockets deleted, kubelet.sock re-created) until every resource is
+ *       registered again, over {@value #RESTARTS} restarts;</li>
  *   <li>SIGTERM to exit.</li>
  * </ol>
  * Usage: {@code java -cp target/vfio-device-plugin.jar:target/test-classes io.vfiodp.bench.ServeBench
@@ -37,6 +39,7 @@ public final class ServeBench {
 
     static final int CALLS = 10_000;
     static final int WARMUP = 5_000;
+    static final int RESTARTS = 10;
     /** The flags README recommends; the CDS archive is created by the first run. */
     static final List<String> SHIPPED_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k", "-Xms8m", "-Xmx32m",
             "-XX:MaxMetaspaceSize=64m", "-XX:ReservedCodeCacheSize=24m", "-XX:+AutoCreateSharedArchive",
@@ -99,7 +102,10 @@ public final class ServeBench {
                     }
                     System.out.printf("run %d: start -> %d resource(s) registered in %d ms wall, %d ms CPU%s%n", run, resources.size(), ms,
                             cpu, run == 0 ? " (training run, not counted)" : "");
-                    if (last) measureCalls(kubelet, resources.getFirst(), p.pid());
+                    if (last) {
+                        measureCalls(kubelet, resources.getFirst(), p.pid());
+                        measureReRegistration(kubelet, resources);
+                    }
                 } finally {
                     long s0 = System.nanoTime();
                     p.destroy();
@@ -150,6 +156,20 @@ public final class ServeBench {
         System.out.printf("GetDevicePluginOptions p50 %6.1f us  p99 %6.1f us  (%d calls, same run)%n", us(opts, 50), us(opts, 99), CALLS);
         System.out.printf("Allocate p50 / empty-call p50 = %.2f%n", us(alloc, 50) / us(opts, 50));
         System.out.println("VmRSS after registration and " + (WARMUP + CALLS) + " allocations: " + vmRss(pid));
+    }
+
+    private static void measureReRegistration(KubeletSimulator kubelet, List<String> resources) throws Exception {
+        long[] delays = new long[RESTARTS];
+        for (int i = 0; i < RESTARTS; i++) {
+            int round = i + 2;
+            long t0 = System.nanoTime();
+            kubelet.restart();
+            kubelet.awaitRegistrations(resources, round, Duration.ofSeconds(30));
+            delays[i] = System.nanoTime() - t0;
+        }
+        Arrays.sort(delays);
+        System.out.printf("kubelet restart -> all re-registered: p50 %.1f ms, max %.1f ms over %d restarts%n",
+                us(delays, 50) / 1000.0, delays[RESTARTS - 1] / 1_000_000.0, RESTARTS);
     }
 
     private static io.grpc.Channel channelOf(KubeletSimulator kubelet, String resource) {
