@@ -1,5 +1,6 @@
 package io.vfiodp.kubevirt;
 
+import io.vfiodp.plugin.Backoff;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.kubevirt.model.KubeVirt;
@@ -33,6 +34,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class KubeVirtConfigWatcher implements AutoCloseable {
 
+    /** Retries of a failed watch: doubling from 1 s up to 30 s. */
+    static final Backoff RETRY = new Backoff(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(30));
+
     private static final Logger LOG = LoggerFactory.getLogger(KubeVirtConfigWatcher.class);
 
     private final Optional<String> nodeName;
@@ -49,7 +53,7 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
     private boolean warnedNoNodeName;
 
     public KubeVirtConfigWatcher(KubernetesClient client, Optional<String> nodeName, Consumer<KubeVirtConfig> listener) {
-        this(client, nodeName, listener, Backoff.DEFAULT);
+        this(client, nodeName, listener, RETRY);
     }
 
     KubeVirtConfigWatcher(KubernetesClient client, Optional<String> nodeName, Consumer<KubeVirtConfig> listener, Backoff backoff) {

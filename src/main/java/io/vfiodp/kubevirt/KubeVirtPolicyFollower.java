@@ -1,5 +1,6 @@
 package io.vfiodp.kubevirt;
 
+import io.vfiodp.plugin.Backoff;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.metrics.PluginMetrics;
 import io.vfiodp.policy.config.PermittedConfigSource;
@@ -47,7 +48,7 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
      */
     public static KubeVirtPolicyFollower start(KubernetesClient client, Optional<String> nodeName, PermittedConfigSource local,
             String localDescription, PluginMetrics metrics, Duration firstReadingWait) {
-        return start(client, nodeName, local, localDescription, metrics, firstReadingWait, Backoff.DEFAULT);
+        return start(client, nodeName, local, localDescription, metrics, firstReadingWait, KubeVirtConfigWatcher.RETRY);
     }
 
     static KubeVirtPolicyFollower start(KubernetesClient client, Optional<String> nodeName, PermittedConfigSource local,

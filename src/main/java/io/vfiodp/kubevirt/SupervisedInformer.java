@@ -1,5 +1,6 @@
 package io.vfiodp.kubevirt;
 
+import io.vfiodp.plugin.Backoff;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -149,7 +150,7 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
                     what, problem, backoff.initial(), backoff.max());
             lastProblem = problem;
         }
-        long delay = backoff.delay(attempt++).toMillis();
+        long delay = backoff.delayAfter(++attempt).toMillis();
         try {
             retry = executor.schedule(this::launch, delay, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {

@@ -1,5 +1,6 @@
 package io.vfiodp.kubevirt;
 
+import io.vfiodp.plugin.Backoff;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;

@@ -11,6 +11,7 @@ import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.plugin.ScanPolicySource;
 import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.vfiodp.proto.podresources.v1.ContainerDevices;
 import io.vfiodp.proto.podresources.v1.ContainerResources;
 import io.vfiodp.proto.podresources.v1.ListPodResourcesResponse;
@@ -95,7 +96,13 @@ class ManagedServeTest {
         Files.writeString(config, "mediatedDevicesConfiguration:\n  mediatedDeviceTypes: [GRID_T4-2Q]\n");
         runtime.rescanNow();
 
-        // The three foreign instances and the allocated one of ours stay; the other twelve of ours go.
+        // The twelve removed instances of ours are listed Unhealthy for one pass (the kubelet stops
+        // handing them out at once), then go at the next rescan; the three foreign instances and the
+        // allocated one of ours stay.
+        ListAndWatchResponse departing = kubelet.watch("nvidia.com/GRID_T4-1Q")
+                .awaitUpdate(u -> u.getDevicesList().stream().filter(d -> d.getHealth().equals("Unhealthy")).count() == 12, WAIT);
+        assertThat(departing.getDevicesCount()).isEqualTo(16);
+        runtime.rescanNow();
         assertThat(listed("nvidia.com/GRID_T4-1Q", 4)).isEqualTo(4);
         assertThat(kubelet.latest("nvidia.com/GRID_T4-1Q").orElseThrow().getDevicesList().stream().map(d -> d.getID()).toList())
                 .contains(ALLOCATED);
