@@ -6,6 +6,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.kubevirt.ConfigProblemReporter;
+import io.vfiodp.kubevirt.DesiredMdevTypes;
 import io.vfiodp.kubevirt.KubeVirtPolicyFollower;
 import io.vfiodp.metrics.MetricsAddress;
 import io.vfiodp.metrics.PluginMetrics;
@@ -74,7 +75,8 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         if (vgpu.dryRun()) {
-            return vgpu.printDryRun(host, Optional.ofNullable(nodeName).filter(n -> !n.isBlank()), spec.commandLine().getOut(), err);
+            Optional<String> node = Optional.ofNullable(nodeName).filter(n -> !n.isBlank());
+            return vgpu.printDryRun(host, node, crLayout(node), spec.commandLine().getOut(), err);
         }
         // Not a static field: picocli instantiates every command at start, and demo sets the log level before slf4j starts.
         Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
@@ -127,6 +129,28 @@ final class ServeCommand implements Callable<Integer> {
             vgpu.ifPresent(VgpuOptions.Managed::close);
             follower.ifPresent(KubeVirtPolicyFollower::close);
             client.ifPresent(KubernetesClient::close);
+        }
+    }
+
+    /**
+     * For {@code --dry-run}: the KubeVirt CR's vGPU layout for this node, read once the way serving
+     * follows it; empty with {@code --kubevirt off}, without an API, or when the CR lists none.
+     */
+    private Optional<DesiredMdevTypes> crLayout(Optional<String> node) {
+        if (kubevirt != KubeVirtMode.auto || KubeApiDetection.source(System.getenv(), Path.of(System.getProperty("user.home"))).isEmpty()) {
+            return Optional.empty();
+        }
+        try (KubernetesClient client = new KubernetesClientBuilder().build()) {
+            KubeVirtPolicyFollower follower = KubeVirtPolicyFollower.start(client, node, PermittedConfigSource.file(host.config()),
+                    "--config", new PluginMetrics(new PrometheusRegistry()), FIRST_CR_READING_WAIT);
+            try {
+                return follower.mdevTypes();
+            } finally {
+                follower.close();
+            }
+        } catch (RuntimeException e) {
+            LoggerFactory.getLogger(ServeCommand.class).warn("--dry-run: cannot read the KubeVirt CR ({}); using --config only", e.getMessage());
+            return Optional.empty();
         }
     }
 

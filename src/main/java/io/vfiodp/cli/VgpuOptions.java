@@ -102,17 +102,22 @@ final class VgpuOptions {
     }
 
     /** Prints the layout the {@code --config} file asks for; with {@code nodeName}, its labels select {@code nodeMediatedDeviceTypes}. */
-    int printDryRun(HostOptions host, Optional<String> nodeName, PrintWriter out, PrintWriter err) {
+    /**
+     * @param fromCr the KubeVirt CR's layout for this node, when the CR was read and lists one: it
+     *               wins over {@code --config}, as it does for {@code serve --manage-vgpus}
+     */
+    int printDryRun(HostOptions host, Optional<String> nodeName, Optional<DesiredMdevTypes> fromCr, PrintWriter out, PrintWriter err) {
         try {
             Map<String, String> labels = Map.of();
-            if (nodeName.isPresent()) {
+            if (fromCr.isEmpty() && nodeName.isPresent()) {
                 try (KubernetesClient c = new KubernetesClientBuilder().build()) {
                     labels = new NodeLayoutEvents(c, nodeName.get(), null).labels();
                 }
             }
-            Optional<DesiredMdevTypes> desired = host.config().isEmpty() ? Optional.empty() : LayoutConfigFile.read(host.config().get(), labels);
+            Optional<DesiredMdevTypes> desired = fromCr.isPresent() || host.config().isEmpty()
+                    ? fromCr : LayoutConfigFile.read(host.config().get(), labels);
             if (desired.isEmpty()) {
-                out.println("no vGPU layout configured: --config has no mediatedDevicesConfiguration; nothing would be written");
+                out.println("no vGPU layout configured: no KubeVirt CR layout for this node and --config has no mediatedDevicesConfiguration; nothing would be written");
                 out.flush();
                 return 0;
             }

@@ -8,6 +8,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import io.vfiodp.kubevirt.DesiredMdevTypes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -62,6 +65,31 @@ class VgpuDryRunTest {
     @Test
     void dryRunWithoutALayoutSaysSo() throws Exception {
         assertThat(dryRun("t4-vgpu", "permittedHostDevices: {}\n"))
-                .isEqualTo("no vGPU layout configured: --config has no mediatedDevicesConfiguration; nothing would be written\n");
+                .isEqualTo("no vGPU layout configured: no KubeVirt CR layout for this node and --config has no mediatedDevicesConfiguration;"
+                        + " nothing would be written\n");
+    }
+
+    @Test
+    void theKubeVirtCrLayoutWinsOverTheConfigFile() throws Exception {
+        Path file = Files.writeString(tmp.resolve("config.yaml"), "mediatedDevicesConfiguration:\n  mediatedDeviceTypes: [GRID_T4-1Q]\n");
+        Path node = Path.of("src/test/resources/sysfs-fixtures", "t4-vgpu");
+        CommandLine.ParseResult parsed = new CommandLine(new Main()).parseArgs("serve", "--dry-run", "--sysfs-root", node.resolve("sys").toString(),
+                "--dev-root", node.resolve("dev").toString(), "--config", file.toString(), "--state-dir", tmp.resolve("state").toString(),
+                "--pod-resources-socket", "/nonexistent/kubelet.sock");
+        ServeCommand serve = (ServeCommand) parsed.subcommand().commandSpec().userObject();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+
+        int status = serve.vgpu.printDryRun(serve.host, Optional.empty(),
+                Optional.of(new DesiredMdevTypes(List.of("GRID_T4-2Q"), true, "KubeVirt CR nodeMediatedDeviceTypes[0]")),
+                new PrintWriter(out), new PrintWriter(err));
+
+        assertThat(status).isZero();
+        assertThat(out.toString()).startsWith("""
+                vGPU layout: desired GRID_T4-2Q from KubeVirt CR nodeMediatedDeviceTypes[0]
+                GPU            KIND   DESIRED                  ACTUAL
+                0000:3b:00.0   mdev   GRID T4-2Q               3 x GRID T4-1Q
+                0000:d9:00.0   mdev   GRID T4-2Q               2 x GRID T4-2Q
+                """);
     }
 }
