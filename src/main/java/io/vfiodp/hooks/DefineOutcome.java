@@ -13,8 +13,8 @@ public sealed interface DefineOutcome {
         }
     }
 
-    /** The domain goes back as it came, for the reason given. */
-    record Unchanged(byte[] domainXml, String reason) implements DefineOutcome {}
+    /** The domain goes back as it came (the caller still holds it), for the reason given. */
+    record Unchanged(String reason) implements DefineOutcome {}
 
     /** The definition must fail: defining the VM without its devices would be worse. */
     record Failed(String message) implements DefineOutcome {}

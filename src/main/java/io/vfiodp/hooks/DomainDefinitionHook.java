@@ -49,7 +49,7 @@ public final class DomainDefinitionHook {
         if (!env.hasDeviceVariables()) {
             // KubeVirt puts a device plugin's variables only into the compute container, the
             // one that requests the resource; a hook sidecar container requests none.
-            return new DefineOutcome.Unchanged(domainXml,
+            return new DefineOutcome.Unchanged(
                     "no PCI_RESOURCE_* or MDEV_PCI_RESOURCE_* variable in this container's environment, so there is nothing to derive");
         }
         Optional<VmiDevices> vmi;
@@ -67,7 +67,7 @@ public final class DomainDefinitionHook {
                     case XmlOutcome.Refused r -> new DefineOutcome.Failed(r.message());
                     case XmlOutcome.Written w when w.changed() ->
                             new DefineOutcome.Changed(w.xml().getBytes(StandardCharsets.UTF_8), w.added(), w.updated());
-                    case XmlOutcome.Written w -> new DefineOutcome.Unchanged(domainXml,
+                    case XmlOutcome.Written w -> new DefineOutcome.Unchanged(
                             p.hostdevs().isEmpty() ? "the VMI asks for no device of ours" : "every hostdev is already in the domain");
                 };
             }

@@ -1,5 +1,6 @@
 package io.vfiodp.bench;
 
+import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.plugin.ScanPolicySource;
@@ -14,11 +15,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Measures the shipped jar as the kubelet sees it, and prints the figures:
@@ -117,7 +116,7 @@ public final class ServeBench {
                     if (!exited) p.destroyForcibly().waitFor();
                 }
             } finally {
-                deleteTree(dir);
+                Trees.deleteRecursively(dir);
             }
         }
         startups.sort(null);
@@ -205,10 +204,5 @@ public final class ServeBench {
     private static long kb(String statusLine) {
         return Long.parseLong(statusLine.replaceAll("\\D", ""));
     }
-
-    private static void deleteTree(Path root) throws IOException {
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : (Iterable<Path>) walk.sorted(Comparator.reverseOrder())::iterator) Files.deleteIfExists(p);
-        }
-    }
 }
+

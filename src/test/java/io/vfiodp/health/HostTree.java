@@ -1,13 +1,10 @@
 package io.vfiodp.health;
 
+import io.vfiodp.host.fixtures.Trees;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * A writable copy of a fixture node ({@code sys} and {@code dev}) and the host changes the health
@@ -23,21 +20,7 @@ public final class HostTree {
 
     /** Copies {@code fixture} to {@code into}, links re-created as links (fixtures hold link cycles). */
     public static HostTree copy(Path fixture, Path into) throws IOException {
-        Files.walkFileTree(fixture, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
-                Files.createDirectories(into.resolve(fixture.relativize(dir).toString()));
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Path to = into.resolve(fixture.relativize(file).toString());
-                if (attrs.isSymbolicLink()) Files.createSymbolicLink(to, Files.readSymbolicLink(file));
-                else Files.copy(file, to, StandardCopyOption.COPY_ATTRIBUTES);
-                return FileVisitResult.CONTINUE;
-            }
-        });
+        Trees.copy(fixture, into);
         return new HostTree(into);
     }
 

@@ -1,16 +1,12 @@
 package io.vfiodp.vgpu;
 
+import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.host.VgpuType;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.FileSystemException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -40,25 +36,6 @@ final class KernelFake implements SysfsWriter {
     KernelFake(Path sys, Path dev) {
         this.sys = sys;
         this.dev = dev;
-    }
-
-    /** Copies {@code from} to {@code to}, re-creating symbolic links as links (sysfs trees have cycles). */
-    static void copyTree(Path from, Path to) throws IOException {
-        Files.walkFileTree(from, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
-                Files.createDirectories(to.resolve(from.relativize(dir).toString()));
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Path target = to.resolve(from.relativize(file).toString());
-                if (attrs.isSymbolicLink()) Files.createSymbolicLink(target, Files.readSymbolicLink(file));
-                else Files.copy(file, target);
-                return FileVisitResult.CONTINUE;
-            }
-        });
     }
 
     /** The next write to {@code attribute} (relative to the sys root) fails with this errno text. */
@@ -119,8 +96,8 @@ final class KernelFake implements SysfsWriter {
         Files.delete(sys.resolve("bus/mdev/devices").resolve(uuid));
         Files.deleteIfExists(typeDir.resolve("devices").resolve(uuid));
         Files.deleteIfExists(dev.resolve("vfio/" + groupDir.getFileName()));
-        deleteTree(groupDir);
-        deleteTree(inst);
+        Trees.deleteRecursively(groupDir);
+        Trees.deleteRecursively(inst);
         int available = Integer.parseInt(Files.readString(typeDir.resolve("available_instances")).strip());
         Files.writeString(typeDir.resolve("available_instances"), (available + 1) + "\n");
     }
@@ -168,18 +145,6 @@ final class KernelFake implements SysfsWriter {
 
     private static void link(Path link, Path target) throws IOException {
         Files.createSymbolicLink(link, link.getParent().relativize(target));
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted((a, b) -> b.getNameCount() - a.getNameCount()).forEach(p -> {
-                try {
-                    Files.delete(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        }
     }
 
 }

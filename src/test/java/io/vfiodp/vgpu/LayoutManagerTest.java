@@ -1,5 +1,6 @@
 package io.vfiodp.vgpu;
 
+import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.MdevInstance;
 import io.vfiodp.host.PciAddress;
@@ -46,7 +47,7 @@ class LayoutManagerTest {
 
     private LayoutManager node(String fixture, Allocated allocated) throws IOException {
         Path root = tmp.resolve(fixture);
-        KernelFake.copyTree(FIXTURES.resolve(fixture), root);
+        Trees.copy(FIXTURES.resolve(fixture), root);
         kernel = new KernelFake(root.resolve("sys"), root.resolve("dev"));
         state = new StateFile(tmp.resolve("state"));
         return manager(allocated);

@@ -1,5 +1,7 @@
 package io.vfiodp.vgpu;
 
+import io.vfiodp.host.fixtures.SysfsFixtures;
+import io.vfiodp.host.fixtures.Trees;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
@@ -64,7 +66,7 @@ class ManagedServeTest {
     @Test
     void createdVgpusAreListedAndAnAllocatedOneSurvivesAConfigChange() throws Exception {
         Path node = tmp.resolve("node");
-        KernelFake.copyTree(Path.of("src/test/resources/sysfs-fixtures/t4-vgpu"), node);
+        Trees.copy(SysfsFixtures.committedRoot().resolve("t4-vgpu"), node);
         KernelFake kernel = new KernelFake(node.resolve("sys"), node.resolve("dev"));
         Path config = Files.writeString(tmp.resolve("config.yaml"), "mediatedDevicesConfiguration:\n  mediatedDeviceTypes: [GRID_T4-1Q, GRID_T4-2Q]\n");
         Path socket = tmp.resolve("pod-resources.sock");
