@@ -1,5 +1,6 @@
 package io.vfiodp.inventory;
 
+import io.vfiodp.policy.PermittedSelectors;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.MdevInstance;
 import io.vfiodp.host.MdevParent;
@@ -86,8 +87,7 @@ public final class SuggestedConfig {
         defaults.functions().forEach((address, decision) -> {
             PciFunction f = snapshot.functions().get(address);
             if (!(decision instanceof Decision.Skipped) || names.containsKey(f.vendorDevice())) return;
-            boolean vfio = f.driver().map(PolicyEngine::isVfioDriver).orElse(false);
-            if (!vfio || f.bootVga() || f.iommuGroup().isEmpty()) return;
+            if (PolicyEngine.unusable(f).isPresent()) return;
             permittable.putIfAbsent(f.vendorDevice(), f);
             permittableDevices.computeIfAbsent(f.vendorDevice(), k -> new TreeSet<>()).add(address.toString());
         });
@@ -108,7 +108,7 @@ public final class SuggestedConfig {
         Map<String, SortedSet<String>> instances = new TreeMap<>();
         defaults.mdevs().forEach((uuid, decision) -> {
             if (decision instanceof Decision.Exposed e) {
-                String selector = snapshot.mdevs().get(uuid).typeName().replace(' ', '_');
+                String selector = PermittedSelectors.mdevSelectorForm(snapshot.mdevs().get(uuid).typeName());
                 names.putIfAbsent(selector, e.resource().value());
                 instances.computeIfAbsent(selector, k -> new TreeSet<>()).add(uuid);
             }
@@ -118,12 +118,12 @@ public final class SuggestedConfig {
         for (MdevParent parent : snapshot.mdevParents().values()) {
             boolean nvidia = snapshot.function(parent.address()).map(f -> f.vendor() == PciFunction.VENDOR_NVIDIA).orElse(false);
             for (MdevType t : parent.types()) {
-                String selector = t.displayName().replace(' ', '_');
+                String selector = PermittedSelectors.mdevSelectorForm(t.displayName());
                 (nvidia ? offered : otherVendor).putIfAbsent(selector, t.id());
             }
         }
         for (MdevInstance m : snapshot.mdevs().values()) {
-            String selector = m.typeName().replace(' ', '_');
+            String selector = PermittedSelectors.mdevSelectorForm(m.typeName());
             if (!names.containsKey(selector)) otherVendor.putIfAbsent(selector, m.typeId());
         }
         offered.forEach((selector, typeId) -> names.putIfAbsent(selector, DefaultNames.DOMAIN + "/" + typeNamePart(selector, typeId)));

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * selector the later one wins, with a warning; one resource name cannot be both PCI and
  * mediated, so a mediated entry reusing a PCI entry's name is left out.
  */
-final class PermittedSelectors {
+public final class PermittedSelectors {
 
     private static final Pattern PCI_SELECTOR = Pattern.compile("[0-9a-fA-F]{4}:[0-9a-fA-F]{4}");
 
@@ -63,9 +63,9 @@ final class PermittedSelectors {
             MediatedHostDevice e = mdevEntries.get(i);
             String label = "mediatedDevices[" + i + "]";
             String where = label + " (mdevNameSelector '" + e.mdevNameSelector() + "', resourceName '" + e.resourceName() + "')";
-            // KubeVirt's removeSelectorSpaces: the selector gets the same spaces-to-'_' as the
-            // type name, so "GRID T4-1Q" and "GRID_T4-1Q" select the same type
-            String selector = e.mdevNameSelector().replace(' ', '_').strip();
+            // the selector gets the same spaces-to-'_' as the type name, so "GRID T4-1Q" and
+            // "GRID_T4-1Q" select the same type
+            String selector = mdevSelectorForm(e.mdevNameSelector()).strip();
             if (selector.isEmpty()) {
                 problems.add(PolicyProblem.error(where + " skipped: mdevNameSelector is empty"));
                 continue;
@@ -124,7 +124,15 @@ final class PermittedSelectors {
 
     /** The entry whose selector is this mdev type name with every space replaced by {@code _}. */
     Optional<Rule> forMdevType(String typeName) {
-        return Optional.ofNullable(mdev.get(typeName.replace(' ', '_')));
+        return Optional.ofNullable(mdev.get(mdevSelectorForm(typeName)));
+    }
+
+    /**
+     * An mdev type name (or selector) as KubeVirt compares them: every space replaced by
+     * {@code _} (KubeVirt's removeSelectorSpaces), {@code GRID T4-1Q} → {@code GRID_T4-1Q}.
+     */
+    public static String mdevSelectorForm(String typeName) {
+        return typeName.replace(' ', '_');
     }
 
     List<PolicyProblem> problems() {

@@ -43,6 +43,30 @@ public final class PolicyEngine {
         return driver.equals("vfio-pci") || driver.endsWith("_vfio_pci") || driver.endsWith("-vfio-pci");
     }
 
+    /**
+     * Why a PCI function cannot be passed through, if it cannot: the one rule both the policy
+     * and {@code inventory --suggest-config} apply.
+     */
+    public static Optional<String> unusable(PciFunction f) {
+        if (f.driver().isEmpty()) {
+            return Optional.of("no driver bound; bind it to vfio-pci to pass it through");
+        }
+        String driver = f.driver().get();
+        if (driver.equals("nvidia") || driver.equals("nouveau")) {
+            return Optional.of("bound to " + driver + ": the host uses it (bind it to vfio-pci to pass it through)");
+        }
+        if (!isVfioDriver(driver)) {
+            return Optional.of("bound to " + driver + ", not a VFIO driver (bind it to vfio-pci to pass it through)");
+        }
+        if (f.bootVga()) {
+            return Optional.of("boot VGA: the host console uses it");
+        }
+        if (f.iommuGroup().isEmpty()) {
+            return Optional.of("no IOMMU group (is the IOMMU enabled, e.g. intel_iommu=on?)");
+        }
+        return Optional.empty();
+    }
+
     /** One run: working state lives here, never between runs. */
     private static final class Evaluation {
         private final HostSnapshot snapshot;
@@ -269,7 +293,7 @@ public final class PolicyEngine {
                 Optional<PermittedSelectors.Rule> rule = selectors.get().forMdevType(m.typeName());
                 if (rule.isEmpty()) {
                     mdevDecisions.put(m.uuid(), new Decision.Skipped("no mediatedDevices entry selects type '"
-                            + m.typeName().replace(' ', '_') + "'"));
+                            + PermittedSelectors.mdevSelectorForm(m.typeName()) + "'"));
                 } else if (!rule.get().external()) {
                     mdevDecisions.put(m.uuid(), new Decision.Skipped(servedByKubeVirt(rule.get())));
                 } else {
@@ -293,27 +317,6 @@ public final class PolicyEngine {
                     new Generated(new DefaultNameAllocator.Request("mdev:" + m.typeName(), DefaultNames.fromTypeName(m.typeName()),
                             m.typeId(), m.typeId(), "mdev type " + m.typeId() + " '" + m.typeName() + "'")),
                     List.of()));
-        }
-
-        /** Why a selected PCI function cannot be passed through, if it cannot. */
-        private static Optional<String> unusable(PciFunction f) {
-            if (f.driver().isEmpty()) {
-                return Optional.of("no driver bound; bind it to vfio-pci to pass it through");
-            }
-            String driver = f.driver().get();
-            if (driver.equals("nvidia") || driver.equals("nouveau")) {
-                return Optional.of("bound to " + driver + ": the host uses it (bind it to vfio-pci to pass it through)");
-            }
-            if (!isVfioDriver(driver)) {
-                return Optional.of("bound to " + driver + ", not a VFIO driver (bind it to vfio-pci to pass it through)");
-            }
-            if (f.bootVga()) {
-                return Optional.of("boot VGA: the host console uses it");
-            }
-            if (f.iommuGroup().isEmpty()) {
-                return Optional.of("no IOMMU group (is the IOMMU enabled, e.g. intel_iommu=on?)");
-            }
-            return Optional.empty();
         }
 
         private static String servedByKubeVirt(PermittedSelectors.Rule rule) {

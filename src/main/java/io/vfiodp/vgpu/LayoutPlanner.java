@@ -1,5 +1,6 @@
 package io.vfiodp.vgpu;
 
+import io.vfiodp.policy.PermittedSelectors;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.MdevInstance;
 import io.vfiodp.host.MdevParent;
@@ -90,7 +91,7 @@ public final class LayoutPlanner {
     }
 
     static boolean matches(String desired, String typeName, String typeId) {
-        return desired.equals(typeName.replace(' ', '_')) || desired.equals(typeId);
+        return desired.equals(PermittedSelectors.mdevSelectorForm(typeName)) || desired.equals(typeId);
     }
 
     // ---- classic mdev
