@@ -75,8 +75,7 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         if (vgpu.dryRun()) {
-            Optional<String> node = Optional.ofNullable(nodeName).filter(n -> !n.isBlank());
-            return vgpu.printDryRun(host, node, crLayout(node), spec.commandLine().getOut(), err);
+            return vgpu.printDryRun(host, node(), crLayout(node()), spec.commandLine().getOut(), err);
         }
         // Not a static field: picocli instantiates every command at start, and demo sets the log level before slf4j starts.
         Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
@@ -132,12 +131,23 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
+    private Optional<String> node() {
+        return Optional.ofNullable(nodeName).filter(n -> !n.isBlank());
+    }
+
+    /** Where the Kubernetes API is configured, with {@code --kubevirt auto}; empty otherwise. */
+    private Optional<String> kubeApi() {
+        return kubevirt == KubeVirtMode.auto
+                ? KubeApiDetection.source(System.getenv(), Path.of(System.getProperty("user.home")))
+                : Optional.empty();
+    }
+
     /**
      * For {@code --dry-run}: the KubeVirt CR's vGPU layout for this node, read once the way serving
      * follows it; empty with {@code --kubevirt off}, without an API, or when the CR lists none.
      */
     private Optional<DesiredMdevTypes> crLayout(Optional<String> node) {
-        if (kubevirt != KubeVirtMode.auto || KubeApiDetection.source(System.getenv(), Path.of(System.getProperty("user.home"))).isEmpty()) {
+        if (kubeApi().isEmpty()) {
             return Optional.empty();
         }
         try (KubernetesClient client = new KubernetesClientBuilder().build()) {
@@ -162,14 +172,12 @@ final class ServeCommand implements Callable<Integer> {
         PluginMetrics metrics = new PluginMetrics(registry);
         PermittedConfigSource local = PermittedConfigSource.file(host.config());
         String localDescription = host.config().map(p -> "--config " + p).orElse(PermittedConfigSource.Current.DEFAULT_POLICY.origin());
-        Optional<String> node = Optional.ofNullable(nodeName).filter(n -> !n.isBlank());
+        Optional<String> node = node();
         Optional<KubernetesClient> client = Optional.empty();
         Optional<KubeVirtPolicyFollower> follower = Optional.empty();
         PermittedConfigSource configs = local;
         ScanPolicySource.ProblemSink problems = new ConfigProblemReporter(Optional.empty(), metrics)::report;
-        Optional<String> api = kubevirt == KubeVirtMode.auto
-                ? KubeApiDetection.source(System.getenv(), Path.of(System.getProperty("user.home")))
-                : Optional.empty();
+        Optional<String> api = kubeApi();
         if (kubevirt == KubeVirtMode.auto && api.isEmpty()) {
             LoggerFactory.getLogger(ServeCommand.class).info(
                     "--kubevirt auto: no Kubernetes API configured (not in a pod, no kubeconfig); serving {} only", localDescription);

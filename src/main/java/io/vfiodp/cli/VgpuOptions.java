@@ -101,8 +101,10 @@ final class VgpuOptions {
         return new Managed(new VgpuLayoutSource(desired, manager, serving), podResources, recorder);
     }
 
-    /** Prints the layout the {@code --config} file asks for; with {@code nodeName}, its labels select {@code nodeMediatedDeviceTypes}. */
     /**
+     * Prints the layout the KubeVirt CR or else the {@code --config} file asks for; with
+     * {@code nodeName}, its labels select the file's {@code nodeMediatedDeviceTypes}.
+     *
      * @param fromCr the KubeVirt CR's layout for this node, when the CR was read and lists one: it
      *               wins over {@code --config}, as it does for {@code serve --manage-vgpus}
      */

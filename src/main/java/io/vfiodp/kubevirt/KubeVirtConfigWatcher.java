@@ -52,10 +52,6 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
     private boolean warnedNodeMissing;
     private boolean warnedNoNodeName;
 
-    public KubeVirtConfigWatcher(KubernetesClient client, Optional<String> nodeName, Consumer<KubeVirtConfig> listener) {
-        this(client, nodeName, listener, RETRY);
-    }
-
     KubeVirtConfigWatcher(KubernetesClient client, Optional<String> nodeName, Consumer<KubeVirtConfig> listener, Backoff backoff) {
         Objects.requireNonNull(client, "client");
         this.nodeName = nodeName.filter(n -> !n.isBlank());

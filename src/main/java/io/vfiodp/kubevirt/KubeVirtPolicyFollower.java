@@ -78,12 +78,12 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
         rescan.run();
     }
 
-    /** The configuration each policy pass should use: the CR's, or the local one. */
     /** The recorder of Events on this node, when the node name is known; others (device health) post through it too. */
     public Optional<NodeEventRecorder> events() {
         return events;
     }
 
+    /** The configuration each policy pass should use: the CR's, or the local one. */
     public PermittedConfigSource configs() {
         return configs;
     }

@@ -67,10 +67,6 @@ public final class ReconcileLoop implements AutoCloseable {
     private ScheduledFuture<?> wakeUp;
     private boolean closed;
 
-    ReconcileLoop(Path pluginDir, EventLoopGroup group, KubeletRegistrar registrar, Backoff backoff, Duration safetyCheck) {
-        this(pluginDir, group, registrar, backoff, safetyCheck, PluginListener.NONE);
-    }
-
     ReconcileLoop(Path pluginDir, EventLoopGroup group, KubeletRegistrar registrar, Backoff backoff, Duration safetyCheck,
                   PluginListener listener) {
         this.listener = listener;
@@ -131,10 +127,7 @@ public final class ReconcileLoop implements AutoCloseable {
     public void kubeletSocketCreated() {
         enqueue(() -> {
             long now = System.nanoTime();
-            for (Served s : served.values()) {
-                s.registerFailures = 0;
-                s.nextRegister = now;
-            }
+            for (Served s : served.values()) s.registerSoon(now);
             pass();
         });
     }
@@ -201,7 +194,7 @@ public final class ReconcileLoop implements AutoCloseable {
         }
         if (kubelet.isPresent()) {
             for (Served s : served.values()) {
-                if (s.server != null && !s.isRegistered(kubeletEpoch) && !s.attemptInFlight(kubeletEpoch) && now - s.nextRegister >= 0) {
+                if (awaitsRegistration(s) && now - s.nextRegister >= 0) {
                     register(s);
                 }
             }
@@ -216,10 +209,8 @@ public final class ReconcileLoop implements AutoCloseable {
             kubeletEpoch++;
             log.info(kubeletEpoch == 1 ? "kubelet.sock is there: registering {} resource(s)"
                     : "kubelet.sock was re-created (kubelet restart): registering {} resource(s) again", target.desired().resources().size());
-            for (Served s : served.values()) {
-                s.registerFailures = 0;
-                s.nextRegister = System.nanoTime();
-            }
+            long now = System.nanoTime();
+            for (Served s : served.values()) s.registerSoon(now);
         } else {
             log.info("kubelet.sock is gone; waiting for the kubelet to come back");
         }
@@ -231,8 +222,7 @@ public final class ReconcileLoop implements AutoCloseable {
             s.server = ResourceServer.start(view, s.socket, group, thread, listener);
             s.generation++;
             s.startFailures = 0;
-            s.registerFailures = 0;
-            s.nextRegister = now;
+            s.registerSoon(now);
             log.info("{}: serving {} device(s) on {}{}", view.name(), view.devices().size(), s.socket.getFileName(), deviceSummary(view));
         } catch (IOException | RuntimeException e) {
             s.startFailures++;
@@ -291,11 +281,16 @@ public final class ReconcileLoop implements AutoCloseable {
         pass();
     }
 
+    /** A running server the present kubelet has not registered and is not being asked about. */
+    private boolean awaitsRegistration(Served s) {
+        return s.server != null && kubelet.isPresent() && !s.isRegistered(kubeletEpoch) && !s.attemptInFlight(kubeletEpoch);
+    }
+
     private void scheduleWakeUp(long now) {
         long next = Long.MAX_VALUE;
         for (Served s : served.values()) {
             if (s.server == null) next = Math.min(next, s.nextStart - now);
-            else if (kubelet.isPresent() && !s.isRegistered(kubeletEpoch) && !s.attemptInFlight(kubeletEpoch)) {
+            else if (awaitsRegistration(s)) {
                 next = Math.min(next, s.nextRegister - now);
             }
         }
@@ -385,6 +380,12 @@ public final class ReconcileLoop implements AutoCloseable {
         Served(ResourceName name, Path socket) {
             this.name = name;
             this.socket = socket;
+        }
+
+        /** Forget earlier failures: the next pass may register at once. */
+        void registerSoon(long now) {
+            registerFailures = 0;
+            nextRegister = now;
         }
 
         boolean isRegistered(long epoch) {

@@ -34,10 +34,6 @@ final class ResourceServer {
     }
 
     /** Binds and serves at once: the kubelet dials the socket while we register. */
-    static ResourceServer start(ResourceView view, Path socket, EventLoopGroup group, Executor reconcileThread) throws IOException {
-        return start(view, socket, group, reconcileThread, PluginListener.NONE);
-    }
-
     static ResourceServer start(ResourceView view, Path socket, EventLoopGroup group, Executor reconcileThread,
                                 PluginListener listener) throws IOException {
         DevicePluginService service = new DevicePluginService(view, reconcileThread, listener);

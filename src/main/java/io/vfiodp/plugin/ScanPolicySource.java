@@ -48,12 +48,7 @@ public final class ScanPolicySource implements NodeStateSource {
     private volatile Optional<PermittedHostDevices> lastPermitted = Optional.empty();
 
     public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, PciIds pciIds) {
-        this(scan, config, () -> pciIds);
-    }
-
-    /** Loads pci.ids on the first {@link #read()}, so that start-up can overlap it with other work. */
-    public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, Callable<PciIds> pciIdsLoader) {
-        this(scan, PermittedConfigSource.file(config), pciIdsLoader, Optional.empty());
+        this(scan, PermittedConfigSource.file(config), () -> pciIds, Optional.empty());
     }
 
     /**
@@ -83,11 +78,7 @@ public final class ScanPolicySource implements NodeStateSource {
     }
 
     /** One scan and policy pass, with everything the inventory needs. */
-    public record Evaluation(HostSnapshot snapshot, PolicyResult result, List<String> configWarnings, String configOrigin) {
-        public TargetState target() {
-            return new TargetState(result.desiredState(), snapshot.devNodes());
-        }
-    }
+    public record Evaluation(HostSnapshot snapshot, PolicyResult result, List<String> configWarnings, String configOrigin) {}
 
     public Evaluation evaluate() {
         return evaluate(configs.current());

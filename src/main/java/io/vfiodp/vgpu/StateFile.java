@@ -33,10 +33,6 @@ public final class StateFile {
         this.file = stateDir.resolve(NAME);
     }
 
-    public Path path() {
-        return file;
-    }
-
     /** The recorded vGPUs; none when the file does not exist yet. */
     public OwnedDevices read() throws IOException {
         byte[] bytes;
