@@ -60,12 +60,11 @@ final class VgpuOptions {
         return dryRun;
     }
 
-    /** The running layout management; {@link #close()} releases its socket loop and event thread. */
-    record Managed(NodeStateSource source, PodResourcesClient podResources, Optional<NodeEventRecorder> recorder) implements AutoCloseable {
+    /** The running layout management; {@link #close()} releases its socket loop. */
+    record Managed(NodeStateSource source, PodResourcesClient podResources) implements AutoCloseable {
         @Override
         public void close() {
             podResources.close();
-            recorder.ifPresent(NodeEventRecorder::close);
         }
     }
 
@@ -73,18 +72,15 @@ final class VgpuOptions {
      * Layout management around {@code serving}. The desired types come from the KubeVirt CR when it
      * lists some for this node ({@code fromCr}), else from the {@code --config} file's block; with a
      * client and a node name, the node's labels select {@code nodeMediatedDeviceTypes} of the file,
-     * and Events and the annotation go to the node.
+     * and Events (through {@code recorder}, the node's one recorder, owned by the caller) and the
+     * annotation go to the node.
      */
     Managed managed(HostOptions host, Supplier<HostSnapshot> scan, NodeStateSource serving, Optional<KubernetesClient> client,
-                    Optional<String> nodeName, Supplier<Optional<DesiredMdevTypes>> fromCr) {
-        Optional<NodeEventRecorder> recorder = Optional.empty();
+                    Optional<String> nodeName, Optional<NodeEventRecorder> recorder, Supplier<Optional<DesiredMdevTypes>> fromCr) {
         LayoutEvents events = LayoutEvents.NONE;
         Supplier<Map<String, String>> labels = Map::of;
-        if (client.isPresent() && nodeName.isPresent()) {
-            NodeEventRecorder r = new NodeEventRecorder(client.get(), nodeName.get());
-            r.start();
-            NodeLayoutEvents nodeEvents = new NodeLayoutEvents(client.get(), nodeName.get(), r);
-            recorder = Optional.of(r);
+        if (client.isPresent() && nodeName.isPresent() && recorder.isPresent()) {
+            NodeLayoutEvents nodeEvents = new NodeLayoutEvents(client.get(), nodeName.get(), recorder.get());
             events = nodeEvents;
             labels = nodeEvents::labels;
         }
@@ -98,7 +94,7 @@ final class VgpuOptions {
             if (cr.isPresent()) return cr;
             return host.config().isEmpty() ? Optional.empty() : LayoutConfigFile.read(host.config().get(), nodeLabels.get());
         };
-        return new Managed(new VgpuLayoutSource(desired, manager, serving), podResources, recorder);
+        return new Managed(new VgpuLayoutSource(desired, manager, serving), podResources);
     }
 
     /**
