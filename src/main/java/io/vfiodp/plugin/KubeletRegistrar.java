@@ -1,6 +1,8 @@
 package io.vfiodp.plugin;
 
+import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
@@ -12,6 +14,7 @@ import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegistrationGrpc;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +24,12 @@ import java.util.concurrent.TimeUnit;
  * Calls the kubelet's {@code Registration.Register}. Each attempt dials {@code kubelet.sock}
  * afresh: after a kubelet restart the old connection points at a deleted socket, and a channel's
  * own reconnect backoff would delay re-registration.
+ *
+ * <p>An attempt is meant for one kubelet, the one whose {@code kubelet.sock} the caller saw. When
+ * the connection turns out to lead to a newer socket file, the request is not sent: the caller
+ * would take the answer for a stale one and register again, and a kubelet that gets a second
+ * Register for a resource drops the connection it opened for the first, failing Allocate calls
+ * in flight on it.
  */
 final class KubeletRegistrar implements AutoCloseable {
 
@@ -37,7 +46,8 @@ final class KubeletRegistrar implements AutoCloseable {
         this.timeout = timeout;
     }
 
-    CompletableFuture<Void> register(RegisterRequest request) {
+    /** Registers with the kubelet listening on the socket file {@code kubelet}; fails if another one answers. */
+    CompletableFuture<Void> register(RegisterRequest request, Optional<FileIdentity> kubelet) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(kubeletSocket.toString()))
                 .channelType(EpollDomainSocketChannel.class)
@@ -48,22 +58,55 @@ final class KubeletRegistrar implements AutoCloseable {
                 .overrideAuthority("localhost")
                 .build();
         open.add(channel);
-        RegistrationGrpc.newStub(channel)
-                .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
-                .register(request, new StreamObserver<>() {
-                    @Override public void onNext(Empty value) {}
+        long deadline = System.nanoTime() + timeout.toNanos();
+        var timer = group.schedule(() -> {
+            if (done.completeExceptionally(Status.DEADLINE_EXCEEDED.withDescription("no connection to " + kubeletSocket + " within "
+                    + timeout.toMillis() + " ms").asRuntimeException())) {
+                release(channel);
+            }
+        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        done.whenComplete((ok, error) -> timer.cancel(false));
+        whenConnected(channel, done, () -> {
+            if (done.isDone()) return;
+            if (channel.getState(false) == ConnectivityState.READY && !FileIdentity.of(kubeletSocket).equals(kubelet)) {
+                release(channel);
+                done.completeExceptionally(new IllegalStateException(kubeletSocket + " was replaced while connecting (kubelet restart)"));
+                return;
+            }
+            long left = Math.max(1, deadline - System.nanoTime());
+            RegistrationGrpc.newStub(channel)
+                    .withDeadlineAfter(left, TimeUnit.NANOSECONDS)
+                    .register(request, new StreamObserver<>() {
+                        @Override public void onNext(Empty value) {}
 
-                    @Override public void onError(Throwable t) {
-                        release(channel);
-                        done.completeExceptionally(t);
-                    }
+                        @Override public void onError(Throwable t) {
+                            release(channel);
+                            done.completeExceptionally(t);
+                        }
 
-                    @Override public void onCompleted() {
-                        release(channel);
-                        done.complete(null);
-                    }
-                });
+                        @Override public void onCompleted() {
+                            release(channel);
+                            done.complete(null);
+                        }
+                    });
+        });
         return done;
+    }
+
+    /**
+     * Runs {@code then} once the channel has connected or failed to: a socket path is resolved
+     * when connecting, so only a connected channel tells which file it reached. A failed connect
+     * goes on to the call, which fails with the connect error as its reason.
+     */
+    private void whenConnected(ManagedChannel channel, CompletableFuture<Void> done, Runnable then) {
+        ConnectivityState state = channel.getState(true);
+        if (state == ConnectivityState.READY || state == ConnectivityState.TRANSIENT_FAILURE || state == ConnectivityState.SHUTDOWN) {
+            then.run();
+        } else {
+            channel.notifyWhenStateChanged(state, () -> {
+                if (!done.isDone()) whenConnected(channel, done, then);
+            });
+        }
     }
 
     private void release(ManagedChannel channel) {

@@ -254,7 +254,7 @@ public final class ReconcileLoop implements AutoCloseable {
                 .setResourceName(s.name.value())
                 .setOptions(DevicePluginService.OPTIONS)
                 .build();
-        registrar.register(request).whenComplete((ok, error) -> enqueue(() -> registered(s.name, epoch, generation, error)));
+        registrar.register(request, kubelet).whenComplete((ok, error) -> enqueue(() -> registered(s.name, epoch, generation, error)));
     }
 
     private void registered(ResourceName name, long epoch, int generation, Throwable error) {

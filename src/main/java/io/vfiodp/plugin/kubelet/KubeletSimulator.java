@@ -64,10 +64,15 @@ public final class KubeletSimulator implements AutoCloseable {
     private final Path dir;
     private final EpollEventLoopGroup group;
     private final ExecutorService handlers;
+    // Callbacks of our connections to the plugins; grpc's shared pool would keep its threads a minute after close().
+    private final ExecutorService streams;
     private final List<Registration> registrations = new ArrayList<>();
     private final List<String> rejections = new ArrayList<>();
     private final Map<String, Connection> connections = new HashMap<>();
     private Server server;
+    // Which kubelet run a Register call reached (bumped when one stops), and where the current run's registrations begin.
+    private long starts;
+    private int firstOfThisStart;
 
     /**
      * An accepted registration.
@@ -82,6 +87,7 @@ public final class KubeletSimulator implements AutoCloseable {
         this.dir = dir;
         this.group = new EpollEventLoopGroup(1, new DefaultThreadFactory("kubelet-sim-epoll", true));
         this.handlers = Executors.newFixedThreadPool(2, new DefaultThreadFactory("kubelet-sim", true));
+        this.streams = Executors.newSingleThreadExecutor(new DefaultThreadFactory("kubelet-sim-streams", true));
     }
 
     /** Creates {@code kubelet.sock} in {@code dir} and serves Registration on it. */
@@ -101,6 +107,9 @@ public final class KubeletSimulator implements AutoCloseable {
     }
 
     private void startRegistration() throws IOException {
+        synchronized (this) {
+            firstOfThisStart = registrations.size();
+        }
         Path socket = dir.resolve(SOCKET);
         Files.deleteIfExists(socket);
         server = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
@@ -114,13 +123,17 @@ public final class KubeletSimulator implements AutoCloseable {
                 .addService(new RegistrationGrpc.RegistrationImplBase() {
                     @Override
                     public void register(RegisterRequest request, StreamObserver<Empty> response) {
+                        long start;
+                        synchronized (KubeletSimulator.this) {
+                            start = starts;
+                        }
                         try {
-                            accept(request);
+                            accept(request, start);
                             response.onNext(Empty.getDefaultInstance());
                             response.onCompleted();
                         } catch (StatusRuntimeException e) {
                             synchronized (KubeletSimulator.this) {
-                                rejections.add(e.getStatus().getDescription());
+                                if (start == starts) rejections.add(e.getStatus().getDescription());
                                 KubeletSimulator.this.notifyAll();
                             }
                             response.onError(e);
@@ -131,7 +144,7 @@ public final class KubeletSimulator implements AutoCloseable {
                 .start();
     }
 
-    private void accept(RegisterRequest request) {
+    private void accept(RegisterRequest request, long start) {
         if (!VERSION.equals(request.getVersion())) {
             throw refuse("Unsupported device plugin API version '" + request.getVersion() + "' from " + request.getResourceName() + ", expected " + VERSION);
         }
@@ -147,6 +160,7 @@ public final class KubeletSimulator implements AutoCloseable {
                 .channelType(EpollDomainSocketChannel.class)
                 .withOption(ChannelOption.SO_KEEPALIVE, null)
                 .eventLoopGroup(group)
+                .executor(streams)
                 .usePlaintext()
                 .overrideAuthority("localhost")
                 .build();
@@ -162,6 +176,12 @@ public final class KubeletSimulator implements AutoCloseable {
         Watch watch = new Watch(request.getResourceName());
         Connection previous;
         synchronized (this) {
+            if (start != starts) {
+                // A restarted kubelet is a new process: what its predecessor was answering never reaches it.
+                channel.shutdownNow();
+                throw new StatusRuntimeException(Status.UNAVAILABLE.withDescription("kubelet restarted while registering "
+                        + request.getResourceName()));
+            }
             previous = connections.put(request.getResourceName(), new Connection(channel, watch));
             registrations.add(new Registration(request.getResourceName(), endpoint, options, Instant.now()));
             notifyAll();
@@ -187,6 +207,11 @@ public final class KubeletSimulator implements AutoCloseable {
     /** Every accepted registration so far, across restarts, in order. */
     public synchronized List<Registration> registrations() {
         return List.copyOf(registrations);
+    }
+
+    /** The registrations the kubelet as it runs now accepted: since its start or last {@link #restart()}, in order. */
+    public synchronized List<Registration> registrationsSinceRestart() {
+        return List.copyOf(registrations.subList(firstOfThisStart, registrations.size()));
     }
 
     /** Why registrations were refused, in order. */
@@ -272,6 +297,9 @@ public final class KubeletSimulator implements AutoCloseable {
     }
 
     private void stopRegistration() {
+        synchronized (this) {
+            starts++;
+        }
         Server s = server;
         server = null;
         if (s == null) return;
@@ -310,8 +338,10 @@ public final class KubeletSimulator implements AutoCloseable {
             // netty removes it when the server closes; this only catches a failed start
         }
         handlers.shutdownNow();
+        streams.shutdownNow();
         try {
             handlers.awaitTermination(2, TimeUnit.SECONDS);
+            streams.awaitTermination(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -29,6 +29,8 @@ import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -45,6 +47,7 @@ class KubeletSimulatorTest {
     private KubeletSimulator kubelet;
     private Server plugin;
     private final AtomicInteger optionsCalls = new AtomicInteger();
+    private volatile CountDownLatch holdOptions = new CountDownLatch(0);
 
     @BeforeEach
     void start() throws Exception {
@@ -57,6 +60,11 @@ class KubeletSimulatorTest {
                     @Override
                     public void getDevicePluginOptions(Empty request, StreamObserver<DevicePluginOptions> response) {
                         optionsCalls.incrementAndGet();
+                        try {
+                            holdOptions.await(5, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
                         response.onNext(DevicePluginOptions.newBuilder().setGetPreferredAllocationAvailable(true).build());
                         response.onCompleted();
                     }
@@ -159,5 +167,38 @@ class KubeletSimulatorTest {
         try (Stream<Path> left = Files.list(dir)) {
             assertThat(left.map(p -> p.getFileName().toString()).toList()).isEqualTo(List.of("kubelet.sock"));
         }
+    }
+
+    @Test
+    void registrationTheKubeletWasStillCheckingWhenItRestartedIsNotKeptByTheNewKubelet() throws Exception {
+        holdOptions = new CountDownLatch(1);
+        CompletableFuture<Void> call = CompletableFuture.runAsync(() -> {
+            try {
+                register("v1beta1", "fake.sock", "example.com/gpu");
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        for (int i = 0; i < 200 && optionsCalls.get() == 0; i++) Thread.sleep(10);
+        assertThat(optionsCalls.get()).as("the kubelet is dialling the plugin back").isEqualTo(1);
+
+        kubelet.restart();
+        holdOptions.countDown();
+
+        assertThat(call).failsWithin(java.time.Duration.ofSeconds(5));
+        assertThat(kubelet.registrationsSinceRestart()).isEmpty();
+        assertThatThrownBy(() -> kubelet.watch("example.com/gpu")).isInstanceOf(IllegalStateException.class);
+        assertThat(kubelet.rejections()).isEmpty();
+    }
+
+    @Test
+    void registrationsSinceRestartLeaveOutWhatTheKubeletAcceptedBeforeItRestarted() throws Exception {
+        register("v1beta1", "fake.sock", "example.com/gpu");
+        assertThat(kubelet.registrationsSinceRestart()).extracting(KubeletSimulator.Registration::resourceName).containsExactly("example.com/gpu");
+
+        kubelet.restart();
+
+        assertThat(kubelet.registrationsSinceRestart()).isEmpty();
+        assertThat(kubelet.registrations()).extracting(KubeletSimulator.Registration::resourceName).containsExactly("example.com/gpu");
     }
 }

@@ -1,0 +1,82 @@
+package io.vfiodp.plugin;
+
+import static io.vfiodp.plugin.Devices.pci;
+import static io.vfiodp.plugin.Devices.resource;
+import static io.vfiodp.plugin.Devices.state;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
+import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import io.vfiodp.policy.ResourceName;
+import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** One Register call, against the kubelet simulator, with a real resource server as its endpoint. */
+class KubeletRegistrarTest {
+
+    private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
+
+    @TempDir Path dir;
+    private EpollEventLoopGroup group;
+    private ScheduledExecutorService reconcileThread;
+    private ResourceServer server;
+    private KubeletSimulator kubelet;
+    private KubeletRegistrar registrar;
+    private RegisterRequest request;
+
+    @BeforeEach
+    void start() throws Exception {
+        group = new EpollEventLoopGroup(1);
+        reconcileThread = Executors.newSingleThreadScheduledExecutor();
+        Path socket = dir.resolve(SocketNames.forResource(dir, ResourceName.of(T4)));
+        server = ResourceServer.start(ResourceView.allOf(state(resource(T4, pci("0000:3b:00.0", 12, 0))), Map.of()).get(ResourceName.of(T4)),
+                socket, group, reconcileThread, PluginListener.NONE);
+        kubelet = KubeletSimulator.start(dir);
+        registrar = new KubeletRegistrar(dir.resolve(KubeletSimulator.SOCKET), group, Duration.ofSeconds(5));
+        request = RegisterRequest.newBuilder().setVersion(KubeletRegistrar.VERSION).setEndpoint(socket.getFileName().toString())
+                .setResourceName(T4).setOptions(DevicePluginService.OPTIONS).build();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        registrar.close();
+        kubelet.close();
+        reconcileThread.submit(() -> server.stop(false)).get(5, TimeUnit.SECONDS);
+        reconcileThread.shutdownNow();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+    }
+
+    @Test
+    void registersWithTheKubeletWhoseSocketTheCallerSaw() throws Exception {
+        registrar.register(request, FileIdentity.of(dir.resolve(KubeletSimulator.SOCKET))).get(5, TimeUnit.SECONDS);
+
+        assertThat(kubelet.registrationsSinceRestart()).extracting(KubeletSimulator.Registration::resourceName).containsExactly(T4);
+    }
+
+    @Test
+    void registrationMeantForAKubeletThatRestartedSinceIsNotSentToTheNewOne() throws Exception {
+        Optional<FileIdentity> seen = FileIdentity.of(dir.resolve(KubeletSimulator.SOCKET));
+        kubelet.restart();
+        // The restart deleted every socket; the resource server would be restarted by the reconcile loop.
+        reconcileThread.submit(() -> server.stop(false)).get(5, TimeUnit.SECONDS);
+        server = ResourceServer.start(ResourceView.allOf(state(resource(T4, pci("0000:3b:00.0", 12, 0))), Map.of()).get(ResourceName.of(T4)),
+                dir.resolve(request.getEndpoint()), group, reconcileThread, PluginListener.NONE);
+
+        var call = registrar.register(request, seen);
+
+        assertThat(call).failsWithin(Duration.ofSeconds(5)).withThrowableOfType(ExecutionException.class)
+                .withMessageContaining(dir.resolve(KubeletSimulator.SOCKET) + " was replaced while connecting");
+        assertThat(kubelet.registrationsSinceRestart()).isEmpty();
+    }
+}
