@@ -58,6 +58,7 @@ public final class PluginRuntime implements AutoCloseable {
         checkPluginDir(settings.pluginDir());
         // Fails here, not on every reconcile pass, when the directory leaves no room for a socket path.
         SocketNames.forResource(settings.pluginDir(), io.vfiodp.policy.ResourceName.of("x.io/x"));
+        StaleSockets.remove(settings.pluginDir());
         // Netty unpacks and loads its native epoll library on first use: do that on a second core while we scan.
         CompletableFuture<EpollEventLoopGroup> transport = new CompletableFuture<>();
         Thread starter = new Thread(() -> {
