@@ -27,17 +27,7 @@ class ServeKillTest {
     @TempDir Path dir;
 
     private Process serve(Path log) throws IOException {
-        return new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"),
-                "io.vfiodp.cli.Main",
-                "--sysfs-root", T4_NUMA.resolve("sys").toString(),
-                "--dev-root", T4_NUMA.resolve("dev").toString(),
-                "--device-plugin-dir", dir.toString(),
-                "--kubevirt", "off",
-                "--metrics-address", "127.0.0.1:0")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return ServeJvm.start(T4_NUMA, dir, log);
     }
 
     @Test
