@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * <p>When the CR cannot be read (API server down, RBAC forbidden) nothing is emitted: whatever
  * the listener had stays in force, the watch is retried with a capped backoff, and each change of
  * state is logged once. An API server that does not serve {@code kubevirts.kubevirt.io} at all
- * (KubeVirt not installed, HTTP 404) counts as "no CR", and is retried too.
+ * (KubeVirt not installed, HTTP 404) counts as "no CR", and is retried too; but not once a CR
+ * was read: then a 404 keeps the CR's configuration in force, like any other failure.
  */
 public final class KubeVirtConfigWatcher implements AutoCloseable {
 
@@ -91,7 +92,9 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
     }
 
     private void recompute() {
-        if (!kubevirts.synced() && !kubevirts.absent()) {
+        // A 404 once a CR was in force is an API server that does not serve the CRD yet (a restarted
+        // replica), not KubeVirt being uninstalled: uninstalling deletes the CRs first, and the watch says so.
+        if (!kubevirts.synced() && (!kubevirts.absent() || last instanceof KubeVirtConfig.FromCr)) {
             if (kubevirts.settled()) firstSettled.complete(null);
             return;
         }

@@ -167,6 +167,10 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
     }
 
     private String describe(Throwable t) {
+        return describe(t, rbacHint, notFoundHint);
+    }
+
+    static String describe(Throwable t, String rbacHint, String notFoundHint) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof KubernetesClientException k && k.getCode() > 0) {
                 return switch (k.getCode()) {
@@ -174,18 +178,38 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
                     case 403 -> "forbidden (HTTP 403): grant " + rbacHint;
                     case 404 -> "not found (HTTP 404): " + notFoundHint;
                     default -> "HTTP " + k.getCode() + ": "
-                            + (k.getStatus() != null && k.getStatus().getMessage() != null ? k.getStatus().getMessage() : k.getMessage());
+                            + printable(k.getStatus() != null && k.getStatus().getMessage() != null ? k.getStatus().getMessage() : k.getMessage());
                 };
             }
         }
         for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof java.net.ConnectException || c instanceof java.nio.channels.ClosedChannelException
+                    || c instanceof java.net.http.HttpTimeoutException || c instanceof java.net.SocketException) {
+                return "API server unreachable (" + c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + printable(c.getMessage())) + ")";
+            }
+        }
+        for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof IOException io) {
-                return "API server unreachable (" + io.getClass().getSimpleName() + (io.getMessage() == null ? "" : ": " + io.getMessage()) + ")";
+                // Whatever answered was not an API server's HTTP and JSON (a proxy's error page, a half-written response).
+                return "unreadable answer from the API server (" + io.getClass().getSimpleName()
+                        + (io.getMessage() == null ? "" : ": " + printable(io.getMessage())) + ")";
             }
         }
         Throwable root = t;
         while (root.getCause() != null && root.getCause() != root) root = root.getCause();
-        return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
+        return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + printable(root.getMessage()));
+    }
+
+    private static final int MAX_QUOTED = 160;
+
+    /** Quotes from a garbled answer stay one readable log line: control and non-ASCII bytes become '?', and it is cut. */
+    static String printable(String s) {
+        StringBuilder b = new StringBuilder(Math.min(s.length(), MAX_QUOTED + 1));
+        for (int i = 0; i < s.length() && b.length() < MAX_QUOTED; i++) {
+            char c = s.charAt(i);
+            b.append(c >= 0x20 && c < 0x7f ? c : '?');
+        }
+        return s.length() > MAX_QUOTED ? b.append('…').toString() : b.toString();
     }
 
     private void submit(Runnable r) {
