@@ -56,8 +56,6 @@ public final class PluginRuntime implements AutoCloseable {
     /** As {@link #start(PluginSettings, NodeStateSource)}, telling {@code listener} what the servers do. */
     public static PluginRuntime start(PluginSettings settings, NodeStateSource source, PluginListener listener) throws IOException {
         checkPluginDir(settings.pluginDir());
-        // Fails here, not on every reconcile pass, when the directory leaves no room for a socket path.
-        SocketNames.forResource(settings.pluginDir(), io.vfiodp.policy.ResourceName.of("x.io/x"));
         StaleSockets.remove(settings.pluginDir());
         // Netty unpacks and loads its native epoll library on first use: do that on a second core while we scan.
         CompletableFuture<EpollEventLoopGroup> transport = new CompletableFuture<>();
@@ -108,10 +106,28 @@ public final class PluginRuntime implements AutoCloseable {
         return runtime;
     }
 
-    /** Fails, naming the directory, when the kubelet's device-plugin directory is not there. */
+    /**
+     * Fails, naming the directory and the problem, when no socket can be created in the kubelet's
+     * device-plugin directory: it is not there, it is read-only, or its path leaves no room for a
+     * socket name. These are mount or option mistakes that no retry mends.
+     */
     public static void checkPluginDir(java.nio.file.Path pluginDir) throws IOException {
         if (!Files.isDirectory(pluginDir)) {
             throw new IOException("device-plugin dir " + pluginDir + " does not exist (mount the kubelet's /var/lib/kubelet/device-plugins)");
+        }
+        if (!Files.isWritable(pluginDir)) {
+            // Create a file to learn why from the kernel (a read-only mount, permissions); it fails, so nothing stays behind.
+            try {
+                Files.delete(Files.createTempFile(pluginDir, ".vfio-dp-", ".probe"));
+            } catch (java.nio.file.FileSystemException e) {
+                throw new IOException("device-plugin dir " + pluginDir + " is not writable (" + (e.getReason() != null ? e.getReason() : e)
+                        + "): the plugin creates its sockets there (mount the kubelet's /var/lib/kubelet/device-plugins read-write)", e);
+            }
+        }
+        try {
+            SocketNames.forResource(pluginDir, io.vfiodp.policy.ResourceName.of("x.io/x"));
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage(), e);
         }
     }
 

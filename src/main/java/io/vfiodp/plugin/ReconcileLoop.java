@@ -221,6 +221,10 @@ public final class ReconcileLoop implements AutoCloseable {
         try {
             s.server = ResourceServer.start(view, s.socket, group, thread, listener);
             s.generation++;
+            if (s.startProblem != null) {
+                log.info("{}: can serve on {} again after {} failed attempt(s)", view.name(), s.socket, s.startFailures);
+                s.startProblem = null;
+            }
             s.startFailures = 0;
             s.registerSoon(now);
             log.info("{}: serving {} device(s) on {}{}", view.name(), view.devices().size(), s.socket.getFileName(), deviceSummary(view));
@@ -228,7 +232,13 @@ public final class ReconcileLoop implements AutoCloseable {
             s.startFailures++;
             Duration delay = backoff.delayAfter(s.startFailures);
             s.nextStart = now + delay.toNanos();
-            log.warn("{}: cannot serve on {}: {}; retrying in {} ms", view.name(), s.socket, e.getMessage(), delay.toMillis());
+            // Retried for ever, at most every backoff cap: logged when the problem is new, not on every attempt.
+            String problem = e.getMessage();
+            if (!java.util.Objects.equals(problem, s.startProblem)) {
+                log.warn("{}: cannot serve on {}: {}; other resources are not affected; retrying (backoff {} to {} ms)", view.name(), s.socket,
+                        problem, backoff.initial().toMillis(), backoff.max().toMillis());
+                s.startProblem = problem;
+            }
         }
     }
 
@@ -368,6 +378,7 @@ public final class ReconcileLoop implements AutoCloseable {
         ResourceServer server;
         int generation;
         int startFailures;
+        String startProblem;
         long nextStart = System.nanoTime();
         long registeredEpoch = -1;
         boolean registeredBefore;

@@ -8,6 +8,8 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChanne
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.vfiodp.policy.ResourceName;
 import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -38,7 +40,13 @@ final class ResourceServer {
                                 PluginListener listener) throws IOException {
         DevicePluginService service = new DevicePluginService(view, reconcileThread, listener);
         // A leftover from a previous run would make bind() fail; nobody else may own our name.
-        Files.deleteIfExists(socket);
+        try {
+            Files.deleteIfExists(socket);
+        } catch (DirectoryNotEmptyException e) {
+            throw new IOException("a directory that is not empty is in its place", e);
+        } catch (FileSystemException e) {
+            throw new IOException(e.getReason() != null ? e.getReason() : e.toString(), e);
+        }
         Server server = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollServerDomainSocketChannel.class)
                 // grpc asks for TCP keep-alive, which a unix socket does not have (netty would warn per connection)

@@ -61,6 +61,12 @@ public final class StateFile {
         return new OwnedDevices(mdevs, vfs);
     }
 
+    // The errno text ("No space left on device") says what to do; FileSystemException's message repeats the path.
+    private static String reason(IOException e) {
+        if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null) return fse.getReason();
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    }
+
     public void write(OwnedDevices owned) throws IOException {
         ObjectNode root = JSON.createObjectNode();
         root.put("version", VERSION);
@@ -83,7 +89,7 @@ public final class StateFile {
             } catch (IOException ignored) {
                 // The write error below is the one to report.
             }
-            throw new IOException("cannot write state file " + file + ": " + e, e);
+            throw new IOException("cannot write state file " + file + ": " + reason(e), e);
         }
     }
 }
