@@ -127,7 +127,11 @@ public final class ReconcileLoop implements AutoCloseable {
     public void kubeletSocketCreated() {
         enqueue(() -> {
             long now = System.nanoTime();
-            for (Served s : served.values()) s.registerSoon(now);
+            for (Served s : served.values()) {
+                s.registerSoon(now);
+                // A server that could not bind so far may well now: the directory changed under it.
+                if (s.server == null) s.nextStart = now;
+            }
             pass();
         });
     }

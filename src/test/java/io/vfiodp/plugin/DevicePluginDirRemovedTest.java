@@ -1,0 +1,56 @@
+package io.vfiodp.plugin;
+
+import static io.vfiodp.plugin.Devices.pci;
+import static io.vfiodp.plugin.Devices.resource;
+import static io.vfiodp.plugin.Devices.state;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vfiodp.host.fixtures.Trees;
+import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The device-plugin directory removed under a running plugin and created again (a node reset, a
+ * kubelet reinstall). The safety check is set to an hour here, so only the directory watch can
+ * make the plugin notice anything in time.
+ */
+class DevicePluginDirRemovedTest {
+
+    private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
+    private static final Duration WAIT = Duration.ofSeconds(5);
+
+    @TempDir Path temp;
+
+    @Test
+    void dirRemovedAndCreatedAgainIsWatchedAgainSoLaterKubeletRestartsShowAtOnce() throws Exception {
+        Path dir = Files.createDirectories(temp.resolve("device-plugins"));
+        PluginSettings settings = new PluginSettings(dir, Duration.ofHours(1), Duration.ofHours(1), PluginSettings.DEFAULT_REGISTRATION_TIMEOUT,
+                PluginSettings.DEFAULT_BACKOFF);
+        KubeletSimulator kubelet = KubeletSimulator.start(dir);
+        try (PluginRuntime runtime = PluginRuntime.start(settings, () -> state(resource(T4, pci("0000:3b:00.0", 12, 0))))) {
+            kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
+            ProcessLevels before = ProcessLevels.now();
+
+            kubelet.close();
+            Trees.deleteRecursively(dir);
+            Thread.sleep(300);
+            Files.createDirectories(dir);
+            kubelet = KubeletSimulator.start(dir);
+            kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
+
+            long t0 = System.nanoTime();
+            kubelet.restart();
+            kubelet.awaitRegistrations(List.of(T4), 2, WAIT);
+            System.out.printf("re-registration after a kubelet restart, once the device-plugin dir came back: %d ms%n",
+                    (System.nanoTime() - t0) / 1_000_000);
+            assertThat(ProcessLevels.now().inotifyWatches()).as("the directory watched again, its parent no longer").isEqualTo(before.inotifyWatches());
+        } finally {
+            kubelet.close();
+        }
+    }
+}
