@@ -209,7 +209,7 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
             char c = s.charAt(i);
             b.append(c >= 0x20 && c < 0x7f ? c : '?');
         }
-        return s.length() > MAX_QUOTED ? b.append('…').toString() : b.toString();
+        return s.length() > MAX_QUOTED ? b.append("...").toString() : b.toString();
     }
 
     private void submit(Runnable r) {

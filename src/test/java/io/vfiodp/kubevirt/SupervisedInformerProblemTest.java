@@ -36,7 +36,7 @@ class SupervisedInformerProblemTest {
         String line = describe(new KubernetesClientException("list failed", new ProtocolException(garbage)));
 
         String quoted = "Invalid status line: \"?4w?Z????" + "x".repeat(160 - 31);
-        assertThat(line).isEqualTo("unreadable answer from the API server (ProtocolException: " + quoted + "…)");
+        assertThat(line).isEqualTo("unreadable answer from the API server (ProtocolException: " + quoted + "...)");
     }
 
     @Test
