@@ -29,10 +29,12 @@ final class PluginDirWatch implements AutoCloseable {
     private final Runnable onKubeletSocket;
     private final Thread thread;
     // Confined to the watch thread once it runs.
+    private WatchKey dirKey;
     private WatchKey parentKey;
 
-    private PluginDirWatch(Path dir, WatchService watch, Runnable onChange, Runnable onKubeletSocket) {
+    private PluginDirWatch(Path dir, WatchKey dirKey, WatchService watch, Runnable onChange, Runnable onKubeletSocket) {
         this.dir = dir;
+        this.dirKey = dirKey;
         this.watch = watch;
         this.onChange = onChange;
         this.onKubeletSocket = onKubeletSocket;
@@ -46,19 +48,20 @@ final class PluginDirWatch implements AutoCloseable {
      */
     static PluginDirWatch start(Path dir, Runnable onChange, Runnable onKubeletSocket) throws IOException {
         WatchService watch = dir.getFileSystem().newWatchService();
+        WatchKey key;
         try {
-            watchDir(dir, watch);
+            key = watchDir(dir, watch);
         } catch (IOException e) {
             watch.close();
             throw new IOException("cannot watch device-plugin dir " + dir + ": " + e.getMessage(), e);
         }
-        PluginDirWatch w = new PluginDirWatch(dir, watch, onChange, onKubeletSocket);
+        PluginDirWatch w = new PluginDirWatch(dir, key, watch, onChange, onKubeletSocket);
         w.thread.start();
         return w;
     }
 
-    private static void watchDir(Path dir, WatchService watch) throws IOException {
-        dir.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
+    private static WatchKey watchDir(Path dir, WatchService watch) throws IOException {
+        return dir.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
     }
 
     private void run() {
@@ -78,6 +81,11 @@ final class PluginDirWatch implements AutoCloseable {
                     }
                     continue;
                 }
+                if (key != dirKey) {
+                    // Events queued on a key cancelled since (the parent's): nothing to act on.
+                    key.pollEvents();
+                    continue;
+                }
                 boolean relevant = false;
                 boolean kubeletCreated = false;
                 for (WatchEvent<?> event : key.pollEvents()) {
@@ -93,6 +101,7 @@ final class PluginDirWatch implements AutoCloseable {
                 if (kubeletCreated) onKubeletSocket.run();
                 else if (relevant) onChange.run();
                 if (!key.reset()) {
+                    dirKey = null;
                     onChange.run();
                     watchParent();
                 }
@@ -117,7 +126,7 @@ final class PluginDirWatch implements AutoCloseable {
 
     private void watchAgain() {
         try {
-            watchDir(dir, watch);
+            dirKey = watchDir(dir, watch);
         } catch (IOException e) {
             // Not (fully) there yet: the parent's next event tries again.
             return;

@@ -40,12 +40,14 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code /proc/self/fd}, and the number of inotify watches ({@code inotify wd:} lines in
  * {@code /proc/self/fdinfo}). It is read once the plugin has registered with a kubelet that
  * already restarted twice (so every lazily started pool and loaded class is in it) and no call
- * is running; after the storm the same reading must come back to it within a bounded wait.
+ * is running; after the storm no count may be above it (and no thread name that was not in it)
+ * once a bounded wait for stragglers has passed.
  */
 class KubeletRestartStormTest {
 
     private static final Path HGX = Path.of("src/test/resources/sysfs-fixtures/hgx-8gpu");
     private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Duration QUIET = Duration.ofMillis(500);
     private static final int RESTARTS = 50;
     private static final int CALLERS = 3;
 
@@ -131,7 +133,8 @@ class KubeletRestartStormTest {
             }
             allocateAndCheck(kubelet, gpus, gpuDevices.get(7));
             ProcessLevels after = ProcessLevels.onceBackTo(base, WAIT);
-            // A late second registration would show here: the level wait above lets it happen.
+            // A late second registration (a retry still pending from the storm) would come within this.
+            Thread.sleep(QUIET.toMillis());
             Map<String, Long> registered = kubelet.registrationsSinceRestart().stream()
                     .collect(Collectors.groupingBy(KubeletSimulator.Registration::resourceName, Collectors.counting()));
 
@@ -144,10 +147,11 @@ class KubeletRestartStormTest {
             assertThat(registered).as("registrations with the kubelet running now").isEqualTo(
                     names.stream().collect(Collectors.toMap(Function.identity(), n -> 1L)));
             assertThat(Leaks.sockets(kubelet.dir())).containsExactlyInAnyOrderElementsOf(socketsFor(kubelet.dir(), names));
+            // Back to the level: nothing above it (a JDK thread that ended meanwhile is no leak).
             assertThat(after.threadsBeyond(base)).as("threads beyond the level before the storm").isEmpty();
-            assertThat(after.threads()).hasSize(base.threads().size());
-            assertThat(after.fds()).as("open file descriptors").isEqualTo(base.fds());
-            assertThat(after.inotifyWatches()).as("inotify watches").isEqualTo(base.inotifyWatches());
+            assertThat(after.threads().size()).as("live threads").isLessThanOrEqualTo(base.threads().size());
+            assertThat(after.fds()).as("open file descriptors").isLessThanOrEqualTo(base.fds());
+            assertThat(after.inotifyWatches()).as("inotify watches").isLessThanOrEqualTo(base.inotifyWatches());
         }
     }
 
