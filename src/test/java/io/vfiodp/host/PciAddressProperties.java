@@ -64,9 +64,8 @@ class PciAddressProperties {
     }
 
     @Provide
-    static Arbitrary<PciAddress> addresses() {
-        return Combinators.combine(Arbitraries.integers().between(0, 0xffff), Arbitraries.integers().between(0, 0xff),
-                Arbitraries.integers().between(0, 0x1f), Arbitraries.integers().between(0, 7)).as(PciAddress::new);
+    Arbitrary<PciAddress> addresses() {
+        return PciAddressArbitraries.addresses();
     }
 
     /** Valid addresses, each changed in one place or not at all, and arbitrary text. */
