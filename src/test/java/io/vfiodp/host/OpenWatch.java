@@ -26,7 +26,7 @@ import java.util.Set;
  * a watched tree cannot go unseen; only {@code lstat} and {@code readlink}, which read no
  * content, leave no trace.
  */
-final class OpenWatch implements AutoCloseable {
+public final class OpenWatch implements AutoCloseable {
 
     private static final int IN_ACCESS = 0x1;
     private static final int IN_OPEN = 0x20;
@@ -60,7 +60,7 @@ final class OpenWatch implements AutoCloseable {
     }
 
     /** Watches every directory below each of {@code trees} (links not followed), except below {@code skip}. */
-    static OpenWatch of(List<Path> trees, Set<Path> skip) throws IOException {
+    public static OpenWatch of(List<Path> trees, Set<Path> skip) throws IOException {
         LibC libc = Native.load("c", LibC.class);
         OpenWatch watch = new OpenWatch(libc, libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC), skip);
         try {
@@ -84,7 +84,7 @@ final class OpenWatch implements AutoCloseable {
     }
 
     /** Every open or read seen since the last call, as {@code <path> opened|read}. */
-    List<String> drain() {
+    public List<String> drain() {
         List<String> seen = new ArrayList<>();
         byte[] buffer = new byte[64 * 1024];
         while (true) {
