@@ -37,6 +37,8 @@ class MdevTypeNameProperties {
 
     private static final PciAddress GPU = PciAddress.parse("0000:3b:00.0");
     private static final String TYPE = "nvidia-230";
+    /** The type the other GPU's mdevs ({@code 0000:d9:00.0}) have. */
+    private static final String OTHER_NAME_FILE = "devices/pci0000:d8/0000:d8:00.0/0000:d9:00.0/mdev_supported_types/nvidia-231/name";
     private static final String NAME_FILE = "devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/mdev_supported_types/nvidia-230/name";
 
     private Path node;
@@ -56,6 +58,7 @@ class MdevTypeNameProperties {
 
     @Property(tries = 200)
     void anyTypeNameIsReadStrippedOrExplainedAndServedUnderAValidName(@ForAll("nameFiles") byte[] content) throws IOException {
+        Files.writeString(node.resolve("sys").resolve(OTHER_NAME_FILE), "GRID T4-2Q\n");
         Files.write(node.resolve("sys").resolve(NAME_FILE), content);
 
         HostSnapshot snapshot = new SysfsScanner(node.resolve("sys"), node.resolve("dev"), 1).scan();
@@ -82,6 +85,19 @@ class MdevTypeNameProperties {
                 .allSatisfy(name -> assertThat(KubeletResourceNameRule.accepts(name.value())).as(name.value()).isTrue());
     }
 
+    @Property(tries = 100)
+    void twoTypesNamedAlikeAreServedUnderNamesWithTheirOwnVariables(@ForAll("lookalikes") String first, @ForAll("lookalikes") String second)
+            throws IOException {
+        Files.writeString(node.resolve("sys").resolve(NAME_FILE), first);
+        Files.writeString(node.resolve("sys").resolve(OTHER_NAME_FILE), second);
+
+        PolicyResult result = PolicyEngine.evaluate(new SysfsScanner(node.resolve("sys"), node.resolve("dev"), 1).scan(),
+                Optional.empty(), pciIds);
+
+        assertThat(result.desiredState().resources().keySet()).extracting(name -> KubeVirtEnv.variableName(DeviceKind.MDEV, name))
+                .doesNotHaveDuplicates();
+    }
+
     private static Optional<String> text(byte[] content) {
         if (content.length > 4096) return Optional.empty();
         try {
@@ -89,6 +105,12 @@ class MdevTypeNameProperties {
         } catch (CharacterCodingException e) {
             return Optional.empty();
         }
+    }
+
+    /** Type names that differ only in case, or in '.' against '_' or ' '. */
+    @Provide
+    Arbitrary<String> lookalikes() {
+        return Arbitraries.of("GRID T4-1Q", "grid t4-1q", "GRID T4.1Q", "GRID T4_1Q", "GRID_T4-1Q", "Grid T4-1q");
     }
 
     @Provide
