@@ -51,7 +51,7 @@ class CorruptedTreeScanProperties {
 
     private record Entry(String path, List<TreeCorruption.Kind> kinds) {}
 
-    @Property(tries = 120)
+    @Property(tries = 300)
     void scanOfACorruptedNodeKeepsEveryUntouchedDevice(@ForAll("corruptedFixtures") CorruptedFixture c) throws Exception {
         Intact clean = intact(c.fixture());
         try (CorruptedNode node = CorruptedNode.of(c.fixture(), c.corruptions())) {

@@ -74,7 +74,7 @@ class AllocationProperties {
 
     record PreferCase(Served served, List<String> available, List<String> mustInclude, int size) {}
 
-    @Property(tries = 300)
+    @Property(tries = 500)
     void healthyDevicesGetExactlyTheirVariableAndVfioNodes(@ForAll("healthyAllocations") AllocateCase c) {
         ResourceView view = c.served().view();
         Map<String, ExposedDevice> before = Map.copyOf(view.devices());
@@ -120,7 +120,7 @@ class AllocationProperties {
         assertThat(r.getCdiDevicesList()).isEmpty();
     }
 
-    @Property(tries = 300)
+    @Property(tries = 500)
     void invalidRequestIsRefusedNamingTheCulpritAndChangesNothing(@ForAll("faultyAllocations") FaultyCase c) {
         ResourceView view = c.served().view();
         Map<String, ExposedDevice> before = Map.copyOf(view.devices());
@@ -136,7 +136,7 @@ class AllocationProperties {
         assertThat(view.listAndWatchResponse()).isEqualTo(listBefore);
     }
 
-    @Property(tries = 300)
+    @Property(tries = 500)
     void preferredAllocationIsAvailableHealthyHoldsTheMustIncludesAndHasTheSizeWhenItCan(@ForAll("preferences") PreferCase c) {
         ResourceView view = c.served().view();
         PreferredAllocationRequest request = PreferredAllocationRequest.newBuilder().addContainerRequests(

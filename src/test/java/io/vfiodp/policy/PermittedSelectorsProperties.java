@@ -21,7 +21,7 @@ class PermittedSelectorsProperties {
     private static final Pattern VENDOR_DEVICE = Pattern.compile("[0-9a-fA-F]{4}:[0-9a-fA-F]{4}");
     private static final String NAME = "nvidia.com/GPU";
 
-    @Property(tries = 400)
+    @Property(tries = 1000)
     void pciSelectorSelectsItsVendorAndDeviceInAnyCaseOrIsOneErrorNamingIt(@ForAll("pciSelectors") String selector) {
         PermittedSelectors s = PermittedSelectors.of(new PermittedHostDevices(
                 List.of(new PciHostDevice(selector, NAME, true)), List.of()));

@@ -19,7 +19,7 @@ import net.jqwik.api.Tuple;
  */
 class ResourceNameProperties {
 
-    @Property(tries = 1000)
+    @Property(tries = 2000)
     void resourceNameAcceptsExactlyWhatTheKubeletAccepts(@ForAll("candidateNames") String name) {
         Optional<String> problem = ResourceName.problem(name);
         Throwable refused = catchThrowable(() -> ResourceName.of(name));
