@@ -7,6 +7,7 @@ import java.nio.CharBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -331,8 +332,17 @@ final class ConfinedTree {
         }
     }
 
+    /**
+     * The reason in words. The JDK's file exceptions for common errors carry no reason, only the
+     * absolute path, which a problem must not show: problems name entries relative to the root.
+     */
     private static String describe(IOException e) {
-        if (e instanceof FileSystemException fse && fse.getReason() != null) return fse.getReason();
-        return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        return switch (e) {
+            case AccessDeniedException denied -> "permission denied";
+            case NoSuchFileException missing -> "does not exist";
+            case NotDirectoryException notDir -> "not a directory";
+            case FileSystemException fse -> fse.getReason() != null ? fse.getReason() : "I/O error";
+            default -> e.getMessage() != null ? e.getMessage() : "I/O error";
+        };
     }
 }

@@ -3,6 +3,7 @@ package io.vfiodp.policy;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -50,13 +51,15 @@ final class DefaultNameAllocator {
         // two different models on one name: both get their discriminator, so neither silently
         // takes over a name the other had elsewhere
         for (List<String> clash : clashes(part)) {
+            boolean sameName = clash.stream().map(part::get).distinct().count() == 1;
             for (String identity : clash) {
                 Request r = byIdentity.get(identity);
                 String others = clash.stream().filter(i -> !i.equals(identity)).map(i -> byIdentity.get(i).origin())
                         .collect(Collectors.joining(", "));
                 String before = part.get(identity);
                 String after = repaired(before + "_" + r.discriminator(), r.fallback(), new ArrayList<>());
-                notes.get(identity).add("'" + DefaultNames.DOMAIN + "/" + before + "' is also the name of " + others
+                notes.get(identity).add("'" + DefaultNames.DOMAIN + "/" + before + "' is also "
+                        + (sameName ? "the name of " : "read by virt-launcher from the variable of ") + others
                         + "; added _" + r.discriminator() + " to keep them apart");
                 part.put(identity, after);
             }
@@ -91,9 +94,15 @@ final class DefaultNameAllocator {
         return r.get().namePart();
     }
 
+    /**
+     * Identities whose names virt-launcher cannot tell apart: the same name, or names that
+     * differ only in case or in '.' against '_' (KubeVirt's variable for a resource upper-cases
+     * it and turns '.' into '_').
+     */
     private static List<List<String>> clashes(Map<String, String> part) {
-        Map<String, List<String>> byName = new TreeMap<>();
-        part.forEach((identity, name) -> byName.computeIfAbsent(name, k -> new ArrayList<>()).add(identity));
-        return byName.values().stream().filter(l -> l.size() > 1).toList();
+        Map<String, List<String>> byVariable = new TreeMap<>();
+        part.forEach((identity, name) -> byVariable.computeIfAbsent(
+                name.toUpperCase(Locale.ROOT).replace('.', '_'), k -> new ArrayList<>()).add(identity));
+        return byVariable.values().stream().filter(l -> l.size() > 1).toList();
     }
 }

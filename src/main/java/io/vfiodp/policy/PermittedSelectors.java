@@ -80,6 +80,7 @@ public final class PermittedSelectors {
             add(mdev, new Rule(label, selector, name.get(), e.externalResourceProvider()), problems);
         }
         rejectMixedKinds(pci, mdev, problems);
+        rejectSharedVariables(pci, mdev, problems);
         return new PermittedSelectors(pci, mdev, problems);
     }
 
@@ -115,6 +116,30 @@ public final class PermittedSelectors {
                     + " and mediated devices, KubeVirt reads one env var prefix per resource"));
             return true;
         });
+    }
+
+    /**
+     * virt-launcher finds a resource's devices by a variable named after it, upper-cased with
+     * {@code /} and {@code .} as {@code _}: {@code nvidia.com/t4} and {@code nvidia.com/T4}, or
+     * {@code a.b} and {@code a_b}, would share one, and a VM asking for one would get the other's
+     * devices. Of the names we serve, the first to take a variable keeps it.
+     */
+    private static void rejectSharedVariables(Map<String, Rule> pci, Map<String, Rule> mdev, List<PolicyProblem> problems) {
+        Map<String, Rule> byVariable = new HashMap<>();
+        for (Map<String, Rule> rules : List.of(pci, mdev)) {
+            rules.values().removeIf(r -> {
+                if (!r.external()) return false;
+                String variable = KubeVirtEnv.variableName(DeviceKind.PCI, r.resourceName());
+                Rule first = byVariable.putIfAbsent(variable, r);
+                if (first == null || first.resourceName().equals(r.resourceName())) return false;
+                problems.add(PolicyProblem.error(r.describe() + " skipped: resourceName " + r.resourceName()
+                        + " reads from the same variable as " + first.resourceName() + " of " + first.label() + " ("
+                        + variable.substring(DeviceKind.PCI.envPrefix().length() + 1)
+                        + " after PCI_RESOURCE_ or MDEV_PCI_RESOURCE_): KubeVirt upper-cases a resource name and turns '/' and"
+                        + " '.' into '_', so virt-launcher could not tell their devices apart"));
+                return true;
+            });
+        }
     }
 
     /** The entry whose selector is this function's vendor:device ({@code 10de:1eb8}). */

@@ -4,14 +4,18 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * A Kubernetes extended resource name, valid by the kubelet's own rule: a domain prefix that is
- * not {@code kubernetes.io}, a {@code /}, and a name part matching
+ * A Kubernetes extended resource name, valid by the kubelet's own rule
+ * ({@code v1helper.IsExtendedResourceName}): a DNS-subdomain prefix that does not end in
+ * {@code kubernetes.io} nor start with the quota prefix {@code requests.}, and is short enough
+ * that {@code requests.<prefix>} fits 253 characters; a {@code /}; and a name part matching
  * {@code [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?} of at most 63 characters. The kubelet rejects
  * a registration that breaks it, so no instance of this type can break it.
  */
 public record ResourceName(String value) implements Comparable<ResourceName> {
 
     public static final int MAX_NAME_LENGTH = 63;
+    private static final int MAX_DOMAIN_LENGTH = 253;
+    private static final String QUOTA_PREFIX = "requests.";
     private static final Pattern NAME_PART = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
     // DNS-1123 subdomain, as the kubelet checks the prefix of a qualified name
     private static final Pattern DOMAIN =
@@ -38,10 +42,20 @@ public record ResourceName(String value) implements Comparable<ResourceName> {
         }
         String domain = value.substring(0, slash);
         String name = value.substring(slash + 1);
-        if (domain.isEmpty() || domain.length() > 253 || !DOMAIN.matcher(domain).matches()) {
+        if (domain.isEmpty() || !DOMAIN.matcher(domain).matches()) {
             return Optional.of("resource name '" + value + "': prefix '" + domain + "' is not a DNS subdomain (lower-case letters, digits, '-', '.')");
         }
-        if (domain.equals("kubernetes.io") || domain.endsWith(".kubernetes.io")) {
+        // the kubelet checks the name as a quota would see it, "requests." in front
+        if (QUOTA_PREFIX.length() + domain.length() > MAX_DOMAIN_LENGTH) {
+            return Optional.of("resource name '" + value + "': prefix '" + domain + "' is " + domain.length()
+                    + " characters, the kubelet allows at most " + (MAX_DOMAIN_LENGTH - QUOTA_PREFIX.length()));
+        }
+        if (domain.startsWith(QUOTA_PREFIX)) {
+            return Optional.of("resource name '" + value + "': a prefix starting with '" + QUOTA_PREFIX
+                    + "' is refused by the kubelet (it is the resource quota prefix)");
+        }
+        // the kubelet's test is "contains kubernetes.io/", so any prefix ending in kubernetes.io is native
+        if (domain.endsWith("kubernetes.io")) {
             return Optional.of("resource name '" + value + "': the kubernetes.io domain is reserved and not allowed for extended resources");
         }
         if (name.isEmpty()) return Optional.of("resource name '" + value + "' has an empty name after '/'");

@@ -176,9 +176,11 @@ class PluginRuntimeTest {
     @Test
     void rescanThatChangesNothingPushesNoUpdateButAChangeDoes() throws Exception {
         startPlugin();
-        kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
+        // both streams must have their first list before the rescans: under load A100's came late
+        kubelet.awaitRegistrations(List.of(T4, A100), 1, WAIT);
         Watch watch = kubelet.watch(T4);
         watch.awaitUpdates(1, WAIT);
+        kubelet.watch(A100).awaitUpdates(1, WAIT);
 
         hostState.set(state(resource(T4, T4_A, T4_B), resource(A100, A100_A)));
         runtime.rescanNow();
@@ -270,6 +272,7 @@ class PluginRuntimeTest {
     void severalConcurrentListAndWatchStreamsAllGetEveryUpdate() throws Exception {
         startPlugin();
         kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
+        kubelet.watch(T4).awaitUpdates(1, WAIT);
         List<Watch> watches = new ArrayList<>();
         for (int i = 0; i < 4; i++) watches.add(kubelet.openWatch(T4));
         for (Watch w : watches) w.awaitUpdates(1, WAIT);
@@ -288,6 +291,8 @@ class PluginRuntimeTest {
     void streamCancelledByTheKubeletIsForgotten() throws Exception {
         startPlugin();
         kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
+        // the kubelet's own stream is open once it has its first list; under load it opened after the extra one
+        kubelet.watch(T4).awaitUpdates(1, WAIT);
         Watch extra = kubelet.openWatch(T4);
         extra.awaitUpdates(1, WAIT);
         assertThat(openStreams(T4)).isEqualTo(2);

@@ -44,6 +44,23 @@ class DefaultNameAllocatorTest {
                 List.of("'nvidia.com/GA100_A100_PCIE_40GB' is also the name of 10de:20b1 'GA100 [A100 PCIe 40GB]'; added _20f1 to keep them apart")));
     }
 
+    // found by MdevTypeNameProperties: 'GRID T4-1Q' and 'grid t4-1q' were served under two names
+    // that KubeVirt reads from one variable, MDEV_PCI_RESOURCE_NVIDIA_COM_GRID_T4-1Q
+    @Test
+    void typeNamesThatDifferOnlyInCaseOrDotAreKeptApartBecauseTheyShareAnEnvVariable() {
+        Map<String, DefaultNameAllocator.Allocation> names = DefaultNameAllocator.allocate(List.of(
+                new DefaultNameAllocator.Request("mdev:GRID T4-1Q", "GRID_T4-1Q", "nvidia-230", "nvidia-230", "mdev type 'GRID T4-1Q'"),
+                new DefaultNameAllocator.Request("mdev:grid t4-1q", "grid_t4-1q", "nvidia-231", "nvidia-231", "mdev type 'grid t4-1q'"),
+                new DefaultNameAllocator.Request("mdev:GRID T4.2Q", "GRID_T4.2Q", "nvidia-232", "nvidia-232", "mdev type 'GRID T4.2Q'"),
+                new DefaultNameAllocator.Request("mdev:GRID T4_2Q", "GRID_T4_2Q", "nvidia-233", "nvidia-233", "mdev type 'GRID T4_2Q'")));
+
+        assertThat(names.values()).extracting(a -> a.name().value()).containsExactly(
+                "nvidia.com/GRID_T4-1Q_nvidia-230", "nvidia.com/GRID_T4.2Q_nvidia-232", "nvidia.com/GRID_T4_2Q_nvidia-233",
+                "nvidia.com/grid_t4-1q_nvidia-231");
+        assertThat(names.get("mdev:grid t4-1q").notes()).containsExactly("'nvidia.com/grid_t4-1q' is also read by virt-launcher"
+                + " from the variable of mdev type 'GRID T4-1Q'; added _nvidia-231 to keep them apart");
+    }
+
     @Test
     void namesThatMeetOnlyAfterRepairAreKeptApart() {
         Map<String, DefaultNameAllocator.Allocation> names = DefaultNameAllocator.allocate(List.of(

@@ -27,6 +27,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads the {@code --config} file: YAML with a top-level {@code permittedHostDevices:} block in
@@ -86,6 +88,9 @@ public final class ConfigFile {
         }
     }
 
+    /** How Jackson prints a snakeyaml event in a message: {@code <org.yaml.snakeyaml.events.AliasEvent(anchor=a)>}. */
+    private static final Pattern YAML_EVENT = Pattern.compile("<org\\.yaml\\.snakeyaml\\.events\\.(\\w+)Event\\((?:anchor=)?([^,)>]*)[^>]*>");
+
     private ConfigFile() {}
 
     public static Loaded read(Path file) throws InvalidConfigException {
@@ -141,8 +146,9 @@ public final class ConfigFile {
         if (at != null && at.getLineNr() > 0) {
             sb.append(" line ").append(at.getLineNr()).append(", column ").append(at.getColumnNr());
         }
-        if (e instanceof JsonMappingException m && !m.getPath().isEmpty()) {
-            sb.append(", field ").append(path(m.getPath()));
+        if (e instanceof JsonMappingException m) {
+            // a value of the wrong kind with no field above it is the document itself
+            sb.append(m.getPath().isEmpty() ? ", at the top level" : ", field " + path(m.getPath()));
         }
         return sb.append(": ").append(problem(e)).toString();
     }
@@ -155,7 +161,18 @@ public final class ConfigFile {
                 && m.getProcessor() instanceof JsonParser p && p.currentToken() != null) {
             return "expected " + expected(m.getTargetType()) + ", found " + found(p.currentToken());
         }
-        String message = e.getOriginalMessage() == null ? e.getClass().getSimpleName() : e.getOriginalMessage();
+        String message = e.getOriginalMessage() == null ? "not readable as YAML" : e.getOriginalMessage();
+        Matcher event = YAML_EVENT.matcher(message);
+        if (message.startsWith("Expected a field name") && event.find()) {
+            // Jackson names the offending snakeyaml event by its Java class (an alias or a
+            // structure used as a key)
+            return "a field name must be a plain word, found " + switch (event.group(1)) {
+                case "Alias" -> "an alias (*" + event.group(2) + ")";
+                case "MappingStart" -> "a mapping";
+                case "SequenceStart" -> "a list";
+                default -> "something else";
+            };
+        }
         // snakeyaml interleaves its own location and a source excerpt (indented lines) with
         // what went wrong (unindented lines); the location is already in front
         StringBuilder out = new StringBuilder();

@@ -110,6 +110,18 @@ class ConfigFileTest {
                         + " expected a string, found a list");
     }
 
+    // found by ConfigFileProperties: the message used to end in
+    // "got this instead: <org.yaml.snakeyaml.events.AliasEvent(anchor=a)>"
+    @Test
+    void aliasUsedAsAFieldNameIsNamedInWordsNotAsTheYamlLibrarysEvent() {
+        assertThatThrownBy(() -> ConfigFile.parse("c.yaml", """
+                permittedHostDevices:
+                  *a: []
+                """))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessage("c.yaml line 2, column 5, field permittedHostDevices: a field name must be a plain word, found an alias (*a)");
+    }
+
     @Test
     void yamlSyntaxErrorNamesTheLine() {
         assertThatThrownBy(() -> ConfigFile.parse("c.yaml", """
@@ -157,11 +169,12 @@ class ConfigFileTest {
                 .hasMessage("c.yaml: no top-level permittedHostDevices: block (write 'permittedHostDevices: {}' to permit nothing)");
     }
 
+    // ConfigFileProperties: a value of the wrong kind with no field above it used to name no place
     @Test
-    void topLevelListIsAnError() {
+    void topLevelListIsAnErrorAtTheTopLevel() {
         assertThatThrownBy(() -> ConfigFile.parse("c.yaml", "- permittedHostDevices: {}\n"))
                 .isInstanceOf(InvalidConfigException.class)
-                .hasMessage("c.yaml line 1, column 1: expected a mapping (key: value), found a list");
+                .hasMessage("c.yaml line 1, column 1, at the top level: expected a mapping (key: value), found a list");
     }
 
     @Test
