@@ -29,7 +29,8 @@ extra=""
 if [ "$feature" -lt 22 ]; then
     # Up to JDK 21 the EC and XDH key agreement (SunEC) live in jdk.crypto.ec, found by the JCA
     # provider lookup, which jdeps cannot see; without them TLS to the API server (Go offers only
-    # x25519 and NIST curves) fails. JDK 22 moved SunEC into java.base.
+    # x25519 and NIST curves) fails (ImageIT.serveFollowsTheKubeVirtCrOverTls). JDK 22 moved SunEC
+    # into java.base.
     extra=",jdk.crypto.ec"
 fi
 options=""
@@ -53,8 +54,9 @@ cp "$src/vfio-device-plugin" "$out/bin/vfio-device-plugin"
 chmod 755 "$out/bin/vfio-device-plugin"
 
 # Training run: the archive holds every class `demo` loads (scan, policy, the gRPC servers and
-# registration, Allocate, the launcher side), mapped instead of parsed at each start. The flags
-# are the shipped ones: an archive is only used with the GC and class path it was made with.
+# registration, Allocate, the launcher side), parsed and linked, mapped at each start instead. It
+# is a dynamic archive on top of the runtime's default one (jlink --generate-cds-archive), made
+# with the shipped flags so that it matches the JVM settings it is used with.
 work=$(mktemp -d)
 log="$out.training.log"
 if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" \
