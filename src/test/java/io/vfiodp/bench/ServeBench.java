@@ -1,6 +1,10 @@
 package io.vfiodp.bench;
 
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.host.fixtures.Trees;
+import io.vfiodp.kubevirt.MockKubeApi;
+import io.vfiodp.kubevirt.model.KubeVirt;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.plugin.ScanPolicySource;
@@ -15,7 +19,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -37,10 +43,11 @@ import java.util.concurrent.TimeUnit;
  * this bench and no flags.
  *
  * <p>Usage: {@code java -cp target/vfio-device-plugin.jar:target/test-classes io.vfiodp.bench.ServeBench
- * [--fixture DIR] [--runs N] [--image DIR] [--jar JAR] [--java JAVA] [--memory-map] [-- JVM flags]}; with flags
+ * [--fixture DIR] [--runs N] [--image DIR] [--jar JAR] [--java JAVA] [--memory-map] [--kube-api] [-- JVM flags]}; with flags
  * after {@code --} it measures only {@code JAVA FLAGS -jar JAR} (JAVA: this bench's JDK unless given).
  * {@code --memory-map} adds where the resident memory is (per mapping, heap, live objects, and the
- * JVM's native memory tracking when the flags enable it).
+ * JVM's native memory tracking when the flags enable it). {@code --kube-api} runs the plugin as in a
+ * cluster: against a mock API server with a KubeVirt CR and its node, with {@code NODE_NAME} set.
  */
 public final class ServeBench {
 
@@ -48,6 +55,7 @@ public final class ServeBench {
     static final int WARMUP = 5_000;
     static final int RSS_AFTER = 10_000;
     static final int RESTARTS = 10;
+    static final String NODE = "gpu-node-1";
 
     /** One way of starting the plugin: the command up to (not including) {@code serve}. */
     record Configuration(String name, List<String> command) {}
@@ -68,6 +76,7 @@ public final class ServeBench {
         Optional<List<String>> flags = Optional.empty();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         boolean memoryMap = false;
+        boolean kubeApi = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--fixture" -> fixture = Path.of(args[++i]);
@@ -76,6 +85,7 @@ public final class ServeBench {
                 case "--image" -> image = Path.of(args[++i]);
                 case "--java" -> java = args[++i];
                 case "--memory-map" -> memoryMap = true;
+                case "--kube-api" -> kubeApi = true;
                 case "--" -> {
                     flags = Optional.of(Arrays.asList(args).subList(i + 1, args.length));
                     i = args.length;
@@ -105,10 +115,30 @@ public final class ServeBench {
                 + "; " + runs + " counted starts per configuration");
 
         List<Figures> all = new ArrayList<>();
-        for (Configuration c : configurations) {
-            System.out.println();
-            System.out.println("== " + c.name() + ": " + String.join(" ", c.command()));
-            all.add(measure(c, fixture, resources, runs, memoryMap));
+        Path kubeconfig = Files.createTempFile("vfio-dp-bench-kubeconfig-", ".yaml");
+        try (MockKubeApi api = kubeApi ? kubeApiWithCr(resources) : null) {
+            Map<String, String> env = new HashMap<>();
+            if (api != null) {
+                Files.writeString(kubeconfig, """
+                        apiVersion: v1
+                        kind: Config
+                        clusters: [{name: mock, cluster: {server: "http://127.0.0.1:%d"}}]
+                        users: [{name: plugin, user: {token: bench}}]
+                        contexts: [{name: mock, context: {cluster: mock, user: plugin}}]
+                        current-context: mock
+                        """.formatted(api.port()));
+                env.put("KUBECONFIG", kubeconfig.toString());
+                env.put("NODE_NAME", NODE);
+                System.out.println("--kube-api: the plugin follows a KubeVirt CR (permittedHostDevices naming the same resources) and node "
+                        + NODE + " on a mock API server");
+            }
+            for (Configuration c : configurations) {
+                System.out.println();
+                System.out.println("== " + c.name() + ": " + String.join(" ", c.command()));
+                all.add(measure(c, fixture, resources, runs, memoryMap, env));
+            }
+        } finally {
+            Files.deleteIfExists(kubeconfig);
         }
         System.out.println();
         for (Figures f : all) {
@@ -119,7 +149,32 @@ public final class ServeBench {
         System.out.printf("machine load average now: %s%n", Files.readString(Path.of("/proc/loadavg")).trim());
     }
 
-    private static Figures measure(Configuration c, Path fixture, List<String> resources, int runs, boolean memoryMap) throws Exception {
+    /**
+     * A mock API server holding a node and a KubeVirt CR whose permittedHostDevices serve the
+     * fixture's resources under their default names, so that the same resources register.
+     */
+    private static MockKubeApi kubeApiWithCr(List<String> resources) {
+        MockKubeApi api = MockKubeApi.start().withKubeVirtCrd();
+        api.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).addToLabels("nvidia.com/gpu.workload.config",
+                "vm-passthrough").endMetadata().build()).create();
+        if (!resources.equals(List.of("nvidia.com/TU104GL_TESLA_T4"))) {
+            throw new IllegalArgumentException("--kube-api knows the t4-numa fixture's resource only, not " + resources);
+        }
+        api.client().resource(Serialization.unmarshal("""
+                apiVersion: kubevirt.io/v1
+                kind: KubeVirt
+                metadata: {name: kubevirt, namespace: kubevirt}
+                spec:
+                  configuration:
+                    permittedHostDevices:
+                      pciHostDevices:
+                        - {pciVendorSelector: "10DE:1EB8", resourceName: nvidia.com/TU104GL_TESLA_T4, externalResourceProvider: true}
+                """, KubeVirt.class)).create();
+        return api;
+    }
+
+    private static Figures measure(Configuration c, Path fixture, List<String> resources, int runs, boolean memoryMap,
+                                   Map<String, String> env) throws Exception {
         List<Long> startups = new ArrayList<>();
         List<Long> cpus = new ArrayList<>();
         Calls calls = null;
@@ -135,6 +190,8 @@ public final class ServeBench {
                 ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                         .redirectError(ProcessBuilder.Redirect.DISCARD);
                 pb.environment().remove("JDK_JAVA_OPTIONS");
+                pb.environment().keySet().removeIf(k -> k.startsWith("KUBE") || k.startsWith("VFIO_DP_") || k.equals("NODE_NAME"));
+                pb.environment().putAll(env);
                 long t0 = System.nanoTime();
                 Process p = pb.start();
                 try {

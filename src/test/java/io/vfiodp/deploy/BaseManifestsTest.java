@@ -195,9 +195,9 @@ class BaseManifestsTest {
     @MethodSource("base")
     void requestsAndLimitsAreSizedFromTheMeasuredFootprint(Manifests m) {
         assertThat(m.container().getResources()).isEqualTo(new ResourceRequirementsBuilder()
-                .addToRequests("cpu", new Quantity("10m"))
-                .addToRequests("memory", new Quantity("96Mi"))
-                .addToLimits("memory", new Quantity("160Mi"))
+                .addToRequests("cpu", new Quantity("20m"))
+                .addToRequests("memory", new Quantity("128Mi"))
+                .addToLimits("memory", new Quantity("256Mi"))
                 .build());
     }
 }
