@@ -44,9 +44,13 @@ rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
 echo "image: jlink (JDK $feature) --add-modules $modules$extra"
 # shellcheck disable=SC2086 # $options is one word or none
-"$java_home/bin/jlink" --add-modules "$modules$extra" $options \
-    --strip-debug --no-header-files --no-man-pages --generate-cds-archive \
-    --output "$out/runtime"
+if ! "$java_home/bin/jlink" --add-modules "$modules$extra" $options \
+        --strip-debug --no-header-files --no-man-pages --generate-cds-archive \
+        --output "$out/runtime"; then
+    echo "image: jlink failed with the JDK in $java_home; it needs the JDK's jmods (Debian: the openjdk-N-jmods" \
+        "package) or a JDK built to link from its own runtime (Temurin 24+). -DskipImage builds the jar only." >&2
+    exit 1
+fi
 
 cp -p "$jar" "$out/lib/vfio-device-plugin.jar"
 cp "$src/jvm.options" "$out/lib/jvm.options"
