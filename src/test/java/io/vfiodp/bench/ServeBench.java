@@ -60,7 +60,7 @@ public final class ServeBench {
     /** One way of starting the plugin: the command up to (not including) {@code serve}. */
     record Configuration(String name, List<String> command) {}
 
-    /** What the summary table shows of one configuration; start-up lists are sorted. */
+    /** What the summary lines show of one configuration; start-up lists are sorted. */
     record Figures(Configuration configuration, List<Long> startupsMs, List<Long> cpuMs, double allocateP50Us, double allocateP99Us,
                    String rss) {
         static long median(List<Long> sorted) {
