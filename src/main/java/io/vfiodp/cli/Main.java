@@ -31,8 +31,13 @@ public final class Main implements Runnable {
 
     /** The configured command line, shared by {@link #main} and tests. */
     public static CommandLine commandLine() {
+        return commandLine(System.getenv());
+    }
+
+    /** The configured command line reading option defaults from {@code env} (tests: a container's env). */
+    public static CommandLine commandLine(java.util.Map<String, String> env) {
         CommandLine cl = new CommandLine(new Main());
-        cl.setDefaultValueProvider(new EnvDefaultProvider(System.getenv()));
+        cl.setDefaultValueProvider(new EnvDefaultProvider(env));
         return cl;
     }
 

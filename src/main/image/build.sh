@@ -1,0 +1,79 @@
+#!/bin/sh
+# Builds the installable plugin directory (the container image's /opt/vfio-device-plugin) from the
+# shaded jar, with the JDK the build runs on:
+#
+#   OUT/runtime/                  Java runtime made by jlink: the modules jdeps finds in the jar
+#   OUT/lib/vfio-device-plugin.jar
+#   OUT/lib/jvm.options           the shipped JVM flags
+#   OUT/lib/vfio-device-plugin.jsa class-data-sharing archive, made by a training run of `demo`
+#   OUT/bin/vfio-device-plugin    launcher using all of the above
+#
+# Usage: build.sh JAVA_HOME JAR OUT. Run by the Maven profile "image" (pom.xml), which the
+# Dockerfile's build stage runs; every step of the image build is here, so the tests see it.
+set -eu
+
+java_home=$1
+jar=$(cd "$(dirname "$2")" && pwd -P)/$(basename "$2")
+out=$(mkdir -p "$3" && cd "$3" && pwd -P)
+src=$(cd "$(dirname "$0")" && pwd -P)
+
+feature=$("$java_home/bin/java" -XshowSettings:properties -version 2>&1 \
+    | sed -n 's/^ *java\.specification\.version = \([0-9][0-9]*\).*/\1/p' | head -n 1)
+if [ -z "$feature" ]; then
+    echo "image: cannot tell the Java version of $java_home/bin/java" >&2
+    exit 1
+fi
+
+modules=$("$java_home/bin/jdeps" --multi-release "$feature" --ignore-missing-deps --print-module-deps "$jar")
+extra=""
+if [ "$feature" -lt 22 ]; then
+    # Up to JDK 21 the EC and XDH key agreement (SunEC) live in jdk.crypto.ec, found by the JCA
+    # provider lookup, which jdeps cannot see; without them TLS to the API server (Go offers only
+    # x25519 and NIST curves) fails (ImageIT.serveFollowsTheKubeVirtCrOverTls). JDK 22 moved SunEC
+    # into java.base.
+    extra=",jdk.crypto.ec"
+fi
+options=""
+if [ "$feature" -ge 23 ]; then
+    # netty (inside grpc-netty-shaded) uses sun.misc.Unsafe memory access; JDK 24+ warns on every
+    # start. The option exists from JDK 23 on, so it goes into this runtime, not into jvm.options.
+    options="--add-options=--sun-misc-unsafe-memory-access=allow"
+fi
+
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/lib"
+echo "image: jlink (JDK $feature) --add-modules $modules$extra"
+# shellcheck disable=SC2086 # $options is one word or none
+if ! "$java_home/bin/jlink" --add-modules "$modules$extra" $options \
+        --strip-debug --no-header-files --no-man-pages --generate-cds-archive \
+        --output "$out/runtime"; then
+    echo "image: jlink failed with the JDK in $java_home; it needs the JDK's jmods (Debian: the openjdk-N-jmods" \
+        "package) or a JDK built to link from its own runtime (Temurin 24+). -DskipImage builds the jar only." >&2
+    exit 1
+fi
+
+cp -p "$jar" "$out/lib/vfio-device-plugin.jar"
+cp "$src/jvm.options" "$out/lib/jvm.options"
+cp "$src/vfio-device-plugin" "$out/bin/vfio-device-plugin"
+chmod 755 "$out/bin/vfio-device-plugin"
+
+# Training run: the archive holds every class `demo` loads (scan, policy, the gRPC servers and
+# registration, Allocate, the launcher side), parsed and linked, mapped at each start instead. It
+# is a dynamic archive on top of the runtime's default one (jlink --generate-cds-archive), made
+# with the shipped flags so that it matches the JVM settings it is used with.
+work=$(mktemp -d)
+log="$out.training.log"
+if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" \
+        "-XX:ArchiveClassesAtExit=$out/lib/vfio-device-plugin.jsa" \
+        -jar "$out/lib/vfio-device-plugin.jar" demo >"$log" 2>&1); then
+    rm -rf "$work"
+    echo "image: the training run (demo) failed; its output:" >&2
+    cat "$log" >&2
+    exit 1
+fi
+rm -rf "$work"
+if [ ! -s "$out/lib/vfio-device-plugin.jsa" ]; then
+    echo "image: the training run wrote no archive; see $log" >&2
+    exit 1
+fi
+echo "image: $out ($(du -sh "$out" | cut -f1)), training log $log"

@@ -1,0 +1,199 @@
+package io.vfiodp.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import io.vfiodp.kubevirt.model.KubeVirt;
+import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.TimeUnit;
+import okhttp3.mockwebserver.MockWebServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The plugin directory the profile "image" built (target/image: the container image's
+ * /opt/vfio-device-plugin), run through its launcher: the jlink runtime must hold every module
+ * the code needs, including what only reflection, service loading and TLS reach, and the
+ * class-data-sharing archive must map. Runs after {@code package} (failsafe).
+ */
+class ImageIT {
+
+    private static final Path IMAGE = Path.of(System.getProperty("vfiodp.image", "target/image"));
+    private static final Path LAUNCHER = IMAGE.resolve("bin/vfio-device-plugin");
+    private static final Path T4_NUMA = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
+    private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
+
+    @TempDir Path dir;
+
+    record Run(int exit, String out, String err) {}
+
+    private ProcessBuilder launcher(Map<String, String> env, String... args) {
+        List<String> command = new ArrayList<>(List.of(LAUNCHER.toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
+        pb.environment().keySet().removeIf(k -> k.startsWith("JDK_JAVA_OPTIONS") || k.startsWith("KUBE") || k.startsWith("VFIO_DP_"));
+        pb.environment().putAll(env);
+        return pb;
+    }
+
+    private Run run(Map<String, String> env, String... args) throws Exception {
+        Path out = dir.resolve("out.txt");
+        Path err = dir.resolve("err.txt");
+        Process p = launcher(env, args).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor();
+            throw new AssertionError(String.join(" ", args) + " did not finish within 60 s; stderr: " + Files.readString(err));
+        }
+        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    /** -Xshare:on: the JVM refuses to start when it cannot map the archive (instead of starting slowly). */
+    private Map<String, String> archiveRequired(Path cdsLog) {
+        return Map.of("JDK_JAVA_OPTIONS", "-Xshare:on -Xlog:cds=info:file=" + cdsLog);
+    }
+
+    private Process serve(Map<String, String> env, Path pluginDir, Path log, String... extra) throws IOException {
+        List<String> args = new ArrayList<>(List.of("serve", "--sysfs-root", T4_NUMA.resolve("sys").toAbsolutePath().toString(),
+                "--dev-root", T4_NUMA.resolve("dev").toAbsolutePath().toString(), "--device-plugin-dir", pluginDir.toString(),
+                "--metrics-address", "127.0.0.1:0"));
+        args.addAll(List.of(extra));
+        return launcher(env, args.toArray(String[]::new)).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    private static void stop(Process p) throws InterruptedException {
+        p.destroy();
+        if (!p.waitFor(10, TimeUnit.SECONDS)) p.destroyForcibly().waitFor();
+    }
+
+    @Test
+    void serveHelpRunsOnTheImageWithItsClassDataArchiveMapped() throws Exception {
+        Path cdsLog = dir.resolve("cds.log");
+
+        Run help = run(archiveRequired(cdsLog), "serve", "--help");
+
+        assertThat(help.exit()).as(help.err()).isZero();
+        assertThat(help.out()).startsWith("Usage: vfio-device-plugin serve");
+        assertThat(Files.readString(cdsLog)).contains("Mapped dynamic region #0");
+    }
+
+    @Test
+    void demoRunsOnTheImageWithoutAJdkWarning() throws Exception {
+        Run demo = run(archiveRequired(dir.resolve("cds.log")), "demo");
+
+        assertThat(demo.exit()).as(demo.err()).isZero();
+        assertThat(demo.out()).contains("  " + T4 + "  endpoint vfio-dp-nvidia.com_TU104GL_TESLA_T4.sock  preferred-allocation true",
+                "    env     PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4=0000:b1:00.0",
+                "== Shut down: final empty device lists sent, plugin sockets removed");
+        assertThat(demo.err().lines().filter(l -> !l.startsWith("NOTE: Picked up JDK_JAVA_OPTIONS"))).isEmpty();
+    }
+
+    @Test
+    void serveRegistersWhenOnlyTmpIsWritable() throws Exception {
+        // as in the DaemonSet: read-only root file system (no home directory to write), an emptyDir on /tmp
+        Path tmp = Files.createDirectory(dir.resolve("tmp"));
+        Path pluginDir = Files.createDirectory(dir.resolve("device-plugins"));
+        try (KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
+            Process p = serve(Map.of("HOME", "/dev/null", "JDK_JAVA_OPTIONS", "-Djava.io.tmpdir=" + tmp), pluginDir, dir.resolve("serve.log"));
+            try {
+                kubelet.awaitRegistrations(List.of(T4), 1, Duration.ofSeconds(30));
+            } finally {
+                stop(p);
+            }
+            assertThat(p.exitValue()).as(Files.readString(dir.resolve("serve.log"))).isZero();
+        }
+    }
+
+    @Test
+    void serveStopsNamingTheTransportWhenTmpIsNotWritable() throws Exception {
+        Path pluginDir = Files.createDirectory(dir.resolve("device-plugins"));
+        try (KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
+            // a directory no one can create files in, as /tmp on a read-only root file system
+            // (netty falls back to /tmp when java.io.tmpdir is not a directory at all)
+            Process p = serve(Map.of("HOME", "/dev/null", "JDK_JAVA_OPTIONS", "-Djava.io.tmpdir=/proc"), pluginDir,
+                    dir.resolve("serve.log"));
+            boolean exited = p.waitFor(30, TimeUnit.SECONDS);
+            if (!exited) stop(p);
+
+            assertThat(exited).isTrue();
+            assertThat(p.exitValue()).isEqualTo(1);
+            assertThat(Files.readString(dir.resolve("serve.log"))).contains("vfio-device-plugin serve: netty's epoll transport is unavailable");
+            assertThat(kubelet.registrations()).isEmpty();
+        }
+    }
+
+    @Test
+    void serveFollowsTheKubeVirtCrOverTls() throws Exception {
+        Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
+        KubernetesMockServer api = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(), responses,
+                new KubernetesMixedDispatcher(responses), true);
+        api.init(InetAddress.getByName("127.0.0.1"), 0);
+        Path pluginDir = Files.createDirectory(dir.resolve("device-plugins"));
+        try (KubernetesClient client = api.createClient(); KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
+            try (InputStream crd = Files.newInputStream(Path.of("src/main/crd/kubevirt.yaml"))) {
+                client.apiextensions().v1().customResourceDefinitions().resource(Serialization.unmarshal(crd, CustomResourceDefinition.class)).create();
+            }
+            client.resource(Serialization.unmarshal("""
+                    apiVersion: kubevirt.io/v1
+                    kind: KubeVirt
+                    metadata: {name: kubevirt, namespace: kubevirt}
+                    spec:
+                      configuration:
+                        permittedHostDevices:
+                          pciHostDevices:
+                            - {pciVendorSelector: "10DE:1EB8", resourceName: example.com/T4_OVER_TLS, externalResourceProvider: true}
+                    """, KubeVirt.class)).create();
+            Path kubeconfig = dir.resolve("kubeconfig");
+            Files.writeString(kubeconfig, """
+                    apiVersion: v1
+                    kind: Config
+                    clusters: [{name: mock, cluster: {server: "https://127.0.0.1:%d", insecure-skip-tls-verify: true}}]
+                    users: [{name: plugin, user: {token: plugin-token}}]
+                    contexts: [{name: mock, context: {cluster: mock, user: plugin}}]
+                    current-context: mock
+                    """.formatted(api.getPort()), StandardCharsets.UTF_8);
+
+            Process p = serve(Map.of("KUBECONFIG", kubeconfig.toString(), "JDK_JAVA_OPTIONS", "-Djava.io.tmpdir=" + dir), pluginDir,
+                    dir.resolve("serve.log"));
+            try {
+                kubelet.awaitRegistrations(List.of("example.com/T4_OVER_TLS"), 1, Duration.ofSeconds(30));
+            } finally {
+                stop(p);
+            }
+            assertThat(kubelet.registrations()).extracting(KubeletSimulator.Registration::resourceName)
+                    .as(Files.readString(dir.resolve("serve.log"))).containsOnly("example.com/T4_OVER_TLS");
+        } finally {
+            api.destroy();
+        }
+    }
+
+    @Test
+    void everyPathTheDaemonSetStartsIsInTheImage() throws Exception {
+        for (String word : ShippedFlagsTest.launcherCommand(ShippedFlagsTest.IMAGE_HOME)) {
+            String path = word.replaceFirst("^-XX:SharedArchiveFile=", "");
+            if (!path.startsWith(ShippedFlagsTest.IMAGE_HOME + "/")) continue;
+            Path inImage = IMAGE.resolve(path.substring(ShippedFlagsTest.IMAGE_HOME.length() + 1));
+            assertThat(inImage).as(word).isRegularFile();
+        }
+        assertThat(LAUNCHER).isExecutable();
+        assertThat(IMAGE.resolve("lib/jvm.options")).hasSameTextualContentAs(ShippedFlagsTest.JVM_OPTIONS);
+    }
+}

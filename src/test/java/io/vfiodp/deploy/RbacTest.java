@@ -1,0 +1,203 @@
+package io.vfiodp.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
+import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vfiodp.kubevirt.KubeVirtPolicyFollower;
+import io.vfiodp.kubevirt.MockKubeApi;
+import io.vfiodp.metrics.PluginMetrics;
+import io.vfiodp.policy.config.PermittedConfigSource;
+import io.vfiodp.vgpu.LayoutState;
+import io.vfiodp.vgpu.NodeLayoutEvents;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import okhttp3.mockwebserver.RecordedRequest;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The RBAC of deploy/ is derived from the code: the real KubeVirt follower, Node event recorder
+ * and vGPU node annotation run against a mock API server that records every request; each
+ * request must be allowed by the rendered rules, and each rule must be used by some request.
+ */
+class RbacTest {
+
+    private static final String NODE = "gpu-node-7";
+    private static final Subject PLUGIN = new SubjectBuilder().withKind("ServiceAccount").withName("vfio-device-plugin")
+            .withNamespace("vfio-device-plugin").build();
+
+    /** What serve (--kubevirt auto, NODE_NAME set) calls, and what --manage-vgpus adds. */
+    private static List<ApiCall> serveCalls;
+    private static List<ApiCall> manageVgpusCalls;
+
+    static Stream<Manifests> base() {
+        return Manifests.of("base").stream();
+    }
+
+    static Stream<Manifests> overlay() {
+        return Manifests.of("overlays/vgpu").stream();
+    }
+
+    @BeforeAll
+    static void recordTheCallsTheCodeMakes() throws Exception {
+        try (MockKubeApi api = MockKubeApi.start().withKubeVirtCrd()) {
+            api.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
+            List<RecordedRequest> setup = drain(api, api.server().getRequestCount());
+            assertThat(setup).isNotEmpty();
+
+            try (KubernetesClient client = MockKubeApi.clientFor(api.port())) {
+                KubeVirtPolicyFollower follower = KubeVirtPolicyFollower.start(client, Optional.of(NODE), PermittedConfigSource.file(Optional.empty()),
+                        "default policy", new PluginMetrics(new PrometheusRegistry()), Duration.ofSeconds(5));
+                try {
+                    follower.events().orElseThrow().warn("VfioDeviceUnhealthy", "device 0000:1a:00.0 is now Unhealthy");
+                    serveCalls = await(api, calls -> calls.contains("watch kubevirt.io/kubevirts in all namespaces")
+                            && calls.contains("watch /nodes in all namespaces") && calls.contains("create /events in default"));
+
+                    NodeLayoutEvents layout = new NodeLayoutEvents(client, NODE, follower.events().orElseThrow());
+                    layout.labels();
+                    layout.state(LayoutState.PENDING, "creating 4 vGPUs");
+                    manageVgpusCalls = new ArrayList<>(serveCalls);
+                    manageVgpusCalls.addAll(await(api, calls -> calls.contains("get /nodes in all namespaces")
+                            && calls.contains("patch /nodes in all namespaces")));
+                } finally {
+                    follower.close();
+                }
+            }
+        }
+    }
+
+    private static List<RecordedRequest> drain(MockKubeApi api, int count) throws InterruptedException {
+        List<RecordedRequest> out = new ArrayList<>();
+        for (int i = 0; i < count; i++) out.add(api.server().takeRequest(5, TimeUnit.SECONDS));
+        return out;
+    }
+
+    /** Resource requests recorded from now until {@code done} holds for the grants they need (at most 10 s). */
+    private static List<ApiCall> await(MockKubeApi api, Predicate<Set<String>> done) throws InterruptedException {
+        List<ApiCall> calls = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!done.test(grantsNeeded(calls))) {
+            long left = deadline - System.nanoTime();
+            RecordedRequest r = left > 0 ? api.server().takeRequest(left, TimeUnit.NANOSECONDS) : null;
+            if (r == null) throw new AssertionError("the expected calls did not come within 10 s; seen: " + grantsNeeded(calls));
+            ApiCall.of(r).ifPresent(calls::add);
+        }
+        return calls;
+    }
+
+    private static Set<String> grantsNeeded(List<ApiCall> calls) {
+        Set<String> out = new TreeSet<>();
+        calls.forEach(c -> out.add(c.grantNeeded()));
+        return out;
+    }
+
+    /** Every {@code verb group/resource in scope} the rendered RBAC gives the plugin's ServiceAccount. */
+    private static Set<String> granted(Manifests m) {
+        Set<String> out = new TreeSet<>();
+        for (HasMetadata o : m.objects()) {
+            if (o instanceof ClusterRoleBinding b && b.getSubjects().contains(PLUGIN)) {
+                addGrants(out, m.one(ClusterRole.class, b.getRoleRef().getName()).getRules(), "all namespaces");
+            } else if (o instanceof RoleBinding b && b.getSubjects().contains(PLUGIN)) {
+                assertThat(b.getRoleRef().getKind()).as("RoleBinding " + b.getMetadata().getName() + " binds a Role").isEqualTo("Role");
+                Role role = m.one(Role.class, b.getRoleRef().getName());
+                assertThat(role.getMetadata().getNamespace()).isEqualTo(b.getMetadata().getNamespace());
+                addGrants(out, role.getRules(), b.getMetadata().getNamespace());
+            }
+        }
+        return out;
+    }
+
+    private static void addGrants(Set<String> out, List<PolicyRule> rules, String scope) {
+        for (PolicyRule r : rules) {
+            assertThat(r.getResourceNames()).as("resourceNames cannot name the own node of every pod of a DaemonSet").isNullOrEmpty();
+            for (String group : r.getApiGroups()) {
+                for (String resource : r.getResources()) {
+                    for (String verb : r.getVerbs()) out.add(verb + " " + group + "/" + resource + " in " + scope);
+                }
+            }
+        }
+    }
+
+    /** A grant for all namespaces covers a call in one namespace too. */
+    private static boolean allowed(Set<String> granted, ApiCall call) {
+        return granted.contains(call.grantNeeded())
+                || granted.contains(call.verb() + " " + call.group() + "/" + call.resource() + " in all namespaces");
+    }
+
+    private static void assertExactlyWhatTheCallsNeed(Manifests m, List<ApiCall> calls) {
+        Set<String> granted = granted(m);
+        Set<String> used = new TreeSet<>();
+        for (ApiCall call : calls) {
+            assertThat(allowed(granted, call)).as(call + " allowed by " + granted).isTrue();
+            used.add(granted.contains(call.grantNeeded()) ? call.grantNeeded()
+                    : call.verb() + " " + call.group() + "/" + call.resource() + " in all namespaces");
+        }
+        assertThat(granted).as("every grant is used by some call").isEqualTo(used);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("base")
+    void baseAllowsEveryCallServeMakesAndNothingMore(Manifests m) {
+        assertExactlyWhatTheCallsNeed(m, serveCalls);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("overlay")
+    void vgpuOverlayAllowsEveryCallManageVgpusMakesAndNothingMore(Manifests m) {
+        assertExactlyWhatTheCallsNeed(m, manageVgpusCalls);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("base")
+    void everyNodeCallNamesTheOwnNode(Manifests m) {
+        assertThat(manageVgpusCalls).filteredOn(c -> c.resource().equals("nodes"))
+                .isNotEmpty()
+                .allSatisfy(c -> assertThat(c.name()).as(c.toString()).contains(NODE));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("base")
+    void clusterRoleReadsKubeVirtCrsAndWatchesNodes(Manifests m) {
+        assertThat(m.one(ClusterRole.class, "vfio-device-plugin").getRules()).containsExactly(
+                new PolicyRuleBuilder().withApiGroups("kubevirt.io").withResources("kubevirts").withVerbs("list", "watch").build(),
+                new PolicyRuleBuilder().withApiGroups("").withResources("nodes").withVerbs("list", "watch").build());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("base")
+    void eventsMayOnlyBeCreatedInTheNamespaceOfNodeEvents(Manifests m) {
+        Role role = m.one(Role.class, "vfio-device-plugin-node-events");
+
+        assertThat(role.getMetadata().getNamespace()).isEqualTo("default");
+        assertThat(role.getRules()).containsExactly(
+                new PolicyRuleBuilder().withApiGroups("").withResources("events").withVerbs("create").build());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("base")
+    void bothBindingsNameOnlyThePluginsServiceAccount(Manifests m) {
+        assertThat(m.one(ClusterRoleBinding.class, "vfio-device-plugin").getSubjects()).containsExactly(PLUGIN);
+        RoleBinding events = m.one(RoleBinding.class, "vfio-device-plugin-node-events");
+        assertThat(events.getMetadata().getNamespace()).isEqualTo("default");
+        assertThat(events.getSubjects()).containsExactly(PLUGIN);
+    }
+}

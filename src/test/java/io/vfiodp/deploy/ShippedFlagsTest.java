@@ -1,0 +1,107 @@
+package io.vfiodp.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * One set of JVM flags, src/main/image/jvm.options, and one install directory: the launcher reads
+ * the file, the Dockerfile builds into and copies to the directory and starts the launcher, and
+ * the DaemonSet spells the same command out.
+ */
+class ShippedFlagsTest {
+
+    static final Path JVM_OPTIONS = Path.of("src/main/image/jvm.options");
+    static final Path LAUNCHER = Path.of("src/main/image/vfio-device-plugin");
+    static final Path DOCKERFILE = Path.of("Dockerfile");
+    /** Where the image installs the plugin directory that src/main/image/build.sh makes. */
+    static final String IMAGE_HOME = "/opt/vfio-device-plugin";
+
+    static Stream<Manifests> base() {
+        return Manifests.of("base").stream();
+    }
+
+    /** The flags of jvm.options: one per line, {@code #} comments and blank lines left out. */
+    static List<String> shippedFlags() throws IOException {
+        return Files.readAllLines(JVM_OPTIONS).stream().map(l -> l.replaceFirst("#.*", "").strip()).filter(l -> !l.isEmpty()).toList();
+    }
+
+    /** The launcher's {@code exec} line, {@code $home} set to {@code home}, its @argfile expanded, {@code "$@"} dropped. */
+    static List<String> launcherCommand(String home) throws IOException {
+        String script = Files.readString(LAUNCHER).replace("\\\n", " ");
+        String exec = script.lines().filter(l -> l.startsWith("exec ")).findFirst().orElseThrow();
+        List<String> command = new ArrayList<>();
+        for (String word : exec.substring("exec ".length()).trim().split("\\s+")) {
+            String w = word.replace("\"", "").replace("$home", home);
+            if (w.equals("$@")) continue;
+            if (w.startsWith("@")) {
+                assertThat(w).isEqualTo("@" + home + "/lib/jvm.options");
+                command.addAll(shippedFlags());
+            } else {
+                command.add(w);
+            }
+        }
+        return command;
+    }
+
+    private static List<String> dockerfile(String instruction) throws IOException {
+        return Files.readAllLines(DOCKERFILE).stream().filter(l -> l.startsWith(instruction + " ")).toList();
+    }
+
+    @Test
+    void launcherRunsTheJarOnTheBundledRuntimeWithTheShippedFlagsAndArchive() throws IOException {
+        List<String> expected = new ArrayList<>(List.of("/x/runtime/bin/java"));
+        expected.addAll(shippedFlags());
+        expected.addAll(List.of("-XX:SharedArchiveFile=/x/lib/vfio-device-plugin.jsa", "-jar", "/x/lib/vfio-device-plugin.jar"));
+
+        assertThat(launcherCommand("/x")).isEqualTo(expected);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("base")
+    void daemonSetCommandIsTheLauncherCommandInTheImage(Manifests m) throws IOException {
+        assertThat(m.container().getCommand()).isEqualTo(launcherCommand(IMAGE_HOME));
+    }
+
+    @Test
+    void dockerfileBuildsTheDirectoryWhereTheImageKeepsItAndStartsItsLauncher() throws IOException {
+        assertThat(dockerfile("RUN")).anySatisfy(run -> assertThat(run).contains("./mvnw ", " package", "-Dimage.dir=" + IMAGE_HOME));
+        assertThat(dockerfile("COPY")).contains("COPY --from=build " + IMAGE_HOME + " " + IMAGE_HOME);
+        assertThat(dockerfile("ENTRYPOINT")).containsExactly("ENTRYPOINT [\"" + IMAGE_HOME + "/bin/vfio-device-plugin\"]");
+        assertThat(dockerfile("CMD")).containsExactly("CMD [\"serve\"]");
+    }
+
+    @Test
+    void dockerfileShipsTheDistributionsPciIdsWhereThePluginLooksFirst() throws IOException {
+        assertThat(dockerfile("RUN")).anySatisfy(run -> assertThat(run).contains("apt-get install", " pci.ids"));
+        assertThat(dockerfile("COPY")).contains("COPY --from=pciids " + io.vfiodp.host.PciIds.SYSTEM_LOCATIONS.getFirst() + " "
+                + io.vfiodp.host.PciIds.SYSTEM_LOCATIONS.getFirst());
+    }
+
+    @Test
+    void dockerfileLabelsTheImageWithItsSourceAndVersion() throws IOException {
+        String dockerfile = Files.readString(DOCKERFILE);
+        Matcher version = Pattern.compile("(?m)^ARG VERSION=(\\S+)$").matcher(dockerfile);
+
+        assertThat(version.find()).as("ARG VERSION=... in the Dockerfile").isTrue();
+        assertThat(version.group(1)).isEqualTo(projectVersion());
+        assertThat(dockerfile).contains("org.opencontainers.image.source=\"https://github.com/vfio-device-plugin/vfio-device-plugin\"",
+                "org.opencontainers.image.version=\"${VERSION}\"");
+    }
+
+    private static String projectVersion() throws IOException {
+        Matcher m = Pattern.compile("<artifactId>vfio-device-plugin</artifactId>\\s*<version>([^<]+)</version>").matcher(Files.readString(Path.of("pom.xml")));
+        assertThat(m.find()).isTrue();
+        return m.group(1);
+    }
+}
