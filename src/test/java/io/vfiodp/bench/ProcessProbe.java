@@ -56,6 +56,11 @@ final class ProcessProbe {
         return new Footprint(rssKiB / 1024.0, heap, metaspace, threads, fds);
     }
 
+    /** Live objects per class, after the full GC the command runs first. */
+    HeapHistogram histogram() throws IOException {
+        return HeapHistogram.parse(attach.jcmd("GC.class_histogram"));
+    }
+
     /** The sum of the generations' "used" in a {@code GC.heap_info} answer (one line for G1, two for Serial and Parallel). */
     static double heapUsedMiB(String heapInfo) throws IOException {
         Matcher m = HEAP_LINE.matcher(heapInfo);

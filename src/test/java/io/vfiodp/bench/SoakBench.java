@@ -42,10 +42,13 @@ public final class SoakBench {
     private static final Pattern METRICS_LINE = Pattern.compile("metrics on (http://[^/\\s]+)/metrics");
     private static final Pattern ERROR_LINE = Pattern.compile("^\\S+ ERROR |^Exception in thread ");
     private static final Duration START_WAIT = Duration.ofSeconds(60);
+    private static final int HISTOGRAM_TOP = 10;
 
     private final SoakSettings settings;
     private final PrintStream out;
     private final SoakErrors errors = new SoakErrors();
+    private Optional<HeapHistogram> histogramAfterWarmup = Optional.empty();
+    private Optional<HeapHistogram> histogramAtEnd = Optional.empty();
 
     SoakBench(SoakSettings settings, PrintStream out) {
         this.settings = settings;
@@ -168,10 +171,13 @@ public final class SoakBench {
     private boolean sample(Process plugin, ProcessProbe probe, SoakLoad load, long t0, List<SoakSample> samples, Path log)
             throws InterruptedException {
         out.println(HEADER);
-        boolean warm = settings.warmup().isZero();
+        boolean warm = false;
         for (long k = 1; ; k++) {
             long due = t0 + settings.sampleEvery().toNanos() * k;
-            if (due - t0 > settings.length().toNanos()) return false;
+            if (due - t0 > settings.length().toNanos()) {
+                histogramAtEnd = histogram(probe);
+                return false;
+            }
             TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
             if (!plugin.isAlive()) {
                 errors.unexpected("the plugin exited with status " + plugin.exitValue() + " during the soak; log: " + tail(log));
@@ -188,11 +194,21 @@ public final class SoakBench {
                     f.fds(), load.allocations(), load.restarts(), load.flaps());
             if (!warm && s.elapsed().compareTo(settings.warmup()) >= 0) {
                 warm = true;
+                histogramAfterWarmup = histogram(probe);
                 out.println("---- warm-up over: the rows below are judged ----");
             }
             samples.add(s);
             out.println(row(s));
             out.flush();
+        }
+    }
+
+    private Optional<HeapHistogram> histogram(ProcessProbe probe) {
+        try {
+            return Optional.of(probe.histogram());
+        } catch (IOException e) {
+            errors.unexpected("class histogram failed: " + e.getMessage());
+            return Optional.empty();
         }
     }
 
@@ -255,6 +271,12 @@ public final class SoakBench {
         out.printf(Locale.ROOT, "trends over the %d sample(s) after the %s warm-up (median of the first third -> median of the last third):%n",
                 judged, seconds(settings.warmup()));
         verdict.lines().forEach(out::println);
+        if (histogramAfterWarmup.isPresent() && histogramAtEnd.isPresent()) {
+            List<String> grown = histogramAtEnd.get().growthSince(histogramAfterWarmup.get(), HISTOGRAM_TOP);
+            out.println("live heap growth by class from the end of warm-up to the end of the run (top " + HISTOGRAM_TOP + "):"
+                    + (grown.isEmpty() ? " none" : ""));
+            grown.forEach(g -> out.println("  " + g));
+        }
         boolean passed = verdict.passed() && errors.unexpectedCount() == 0;
         List<String> why = new ArrayList<>();
         if (verdict instanceof SoakVerdict.Rising r) why.add(r.rising().stream().map(SoakMetric::label).toList() + " trend upward");

@@ -128,11 +128,29 @@ final class SoakLoad implements AutoCloseable {
     }
 
     private void restartKubelet() throws Exception {
+        int since = 0;
         while (pause(settings.restartEvery())) {
             int before = kubelet.registrations().size();
+            checkRegisteredOnce(restarts.get(), since, before);
             kubelet.restart();
             long n = restarts.incrementAndGet();
             awaitReRegistration(n, before);
+            since = before;
+        }
+        checkRegisteredOnce(restarts.get(), since, kubelet.registrations().size());
+    }
+
+    /**
+     * Each resource registers once per kubelet start: a second Register makes the kubelet drop
+     * the connection it opened for the first, failing whatever Allocate is in flight on it.
+     */
+    private void checkRegisteredOnce(long restart, int from, int to) {
+        List<String> names = kubelet.registrations().subList(from, to).stream().map(KubeletSimulator.Registration::resourceName).toList();
+        for (String r : resources) {
+            long times = names.stream().filter(r::equals).count();
+            if (times > 1) {
+                errors.unexpected(r + " registered " + times + " times with the kubelet " + (restart == 0 ? "started first" : "after restart #" + restart));
+            }
         }
     }
 
