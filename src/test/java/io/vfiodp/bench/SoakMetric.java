@@ -11,7 +11,7 @@ import java.util.function.ToDoubleFunction;
  */
 enum SoakMetric {
     RSS("RSS", "MiB", 4.0, SoakSample::rssMiB),
-    HEAP("heap after GC", "MiB", 1.0, SoakSample::heapMiB),
+    HEAP("heap after GC", "MiB", 0.5, SoakSample::heapMiB),
     METASPACE("metaspace", "MiB", 0.5, SoakSample::metaspaceMiB),
     THREADS("threads", "", 1, SoakSample::threads),
     FDS("open FDs", "", 2, SoakSample::fds);

@@ -25,7 +25,7 @@ class SoakVerdictTest {
         assertThat(v.passed()).isTrue();
         assertThat(v.lines()).containsExactly(
                 "ok:   RSS from 90.0 MiB to 90.0 MiB (+0.0 MiB, tolerance 4.0 MiB; Theil-Sen slope +0.00 MiB/min)",
-                "ok:   heap after GC from 9.5 MiB to 9.5 MiB (+0.0 MiB, tolerance 1.0 MiB; Theil-Sen slope +0.00 MiB/min)",
+                "ok:   heap after GC from 9.5 MiB to 9.5 MiB (+0.0 MiB, tolerance 0.5 MiB; Theil-Sen slope +0.00 MiB/min)",
                 "ok:   metaspace from 18.8 MiB to 18.8 MiB (+0.0 MiB, tolerance 0.5 MiB; Theil-Sen slope +0.00 MiB/min)",
                 "ok:   threads from 25 to 25 (+0, tolerance 1; Theil-Sen slope +0.00/min)",
                 "ok:   open FDs from 25 to 25 (+0, tolerance 2; Theil-Sen slope +0.00/min)");
