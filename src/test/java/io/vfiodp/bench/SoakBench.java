@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -41,6 +42,9 @@ public final class SoakBench {
             "elapsed", "RSS MiB", "heap MiB", "meta MiB", "threads", "FDs", "allocations", "restarts", "flaps");
     private static final Pattern METRICS_LINE = Pattern.compile("metrics on (http://[^/\\s]+)/metrics");
     private static final Pattern ERROR_LINE = Pattern.compile("^\\S+ ERROR |^Exception in thread ");
+    private static final Pattern WARN_LINE = Pattern.compile("^\\S+ WARN (.*)$");
+    private static final Pattern PCI_ADDRESS = Pattern.compile("\\b[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]\\b");
+    private static final int WARN_KINDS = 8;
     private static final Duration START_WAIT = Duration.ofSeconds(60);
     private static final int HISTOGRAM_TOP = 10;
 
@@ -109,23 +113,9 @@ public final class SoakBench {
             pb.environment().keySet().removeIf(k -> k.startsWith("VFIO_DP_") || k.equals("NODE_NAME"));
             Process plugin = pb.start();
             try {
-                Map<String, List<String>> initial = awaitServing(kubelet, resources, plugin, log);
-                if (initial == null) return false;
-                Optional<URI> metrics = metricsAddress(log);
-                if (metrics.isEmpty()) out.println("note: no metrics address in the plugin log; the HTTP endpoints are not probed");
-                ProcessProbe probe = ProcessProbe.of(plugin.pid());
-                long t0 = System.nanoTime();
-                boolean died;
-                try (SoakLoad load = SoakLoad.start(kubelet, resources, node.resolve("dev/vfio"), flapGroups, settings, metrics, errors)) {
-                    died = sample(plugin, probe, load, t0, samples, log);
-                    out.printf(Locale.ROOT, "load done in %s: %d Allocate, %d GetPreferredAllocation, %d kubelet restart(s), %d flap(s), %d HTTP probe(s)%n",
-                            seconds(Duration.ofNanos(System.nanoTime() - t0)), load.allocations(), load.preferredAllocations(), load.restarts(),
-                            load.flaps(), load.probes());
-                    out.printf(Locale.ROOT, "registrations seen by the kubelet: %d for %d resource(s) and %d restart(s)%n",
-                            kubelet.registrations().size(), resources.size(), load.restarts());
-                }
-                if (!died) {
-                    checkBackToStart(kubelet, initial);
+                Optional<Map<String, List<String>>> initial = awaitServing(kubelet, resources, plugin, log);
+                if (initial.isPresent() && loadAndSample(kubelet, plugin, node, resources, flapGroups, log, samples)) {
+                    checkBackToStart(kubelet, initial.get());
                     stop(plugin, plugins);
                 }
             } finally {
@@ -136,35 +126,58 @@ public final class SoakBench {
         return report(samples);
     }
 
+    /** Puts the plugin under load and samples it for the run's length; false when it died on the way. */
+    private boolean loadAndSample(KubeletSimulator kubelet, Process plugin, Path node, List<String> resources, List<Integer> flapGroups, Path log,
+                                  List<SoakSample> samples) throws IOException, InterruptedException {
+        Optional<URI> metrics = metricsAddress(log);
+        if (metrics.isEmpty()) out.println("note: no metrics address in the plugin log; the HTTP endpoints are not probed");
+        ProcessProbe probe = ProcessProbe.of(plugin.pid());
+        int registrationsBefore = kubelet.registrations().size();
+        long t0 = System.nanoTime();
+        SoakLoad load = SoakLoad.start(kubelet, resources, node.resolve("dev/vfio"), flapGroups, settings, metrics, errors);
+        boolean died;
+        try {
+            died = sample(plugin, probe, load, t0, samples, log);
+        } finally {
+            load.close();
+        }
+        out.printf(Locale.ROOT, "load done in %s: %d Allocate, %d GetPreferredAllocation, %d kubelet restart(s), %d flap(s), %d HTTP probe(s)%n",
+                seconds(Duration.ofNanos(System.nanoTime() - t0)), load.allocations(), load.preferredAllocations(), load.restarts(), load.flaps(),
+                load.probes());
+        out.printf(Locale.ROOT, "registrations during the load: %d for %d resource(s) and %d kubelet restart(s)%n",
+                kubelet.registrations().size() - registrationsBefore, resources.size(), load.restarts());
+        return !died;
+    }
+
     /** Each served resource and its devices, as the plugin's own scan and policy see the node copy. */
     private static Map<String, List<ExposedDevice>> servedDevices(Path node) throws IOException {
         var desired = new ScanPolicySource(new SysfsScanner(node.resolve("sys"), node.resolve("dev"))::scan, Optional.empty(), PciIds.bundled())
                 .read().desired();
-        Map<String, List<ExposedDevice>> out = new java.util.TreeMap<>();
+        Map<String, List<ExposedDevice>> out = new TreeMap<>();
         for (DesiredResource r : desired.resources().values()) out.put(r.name().value(), r.devices());
         if (out.isEmpty()) throw new IllegalArgumentException("the fixture exposes no resource to soak");
         return out;
     }
 
-    /** Each resource's first device list ({@code id health}), once all are registered and listed; null when that failed. */
-    private Map<String, List<String>> awaitServing(KubeletSimulator kubelet, List<String> resources, Process plugin, Path log)
+    /** Each resource's first device list ({@code id health}), once all are registered and listed; empty when that failed. */
+    private Optional<Map<String, List<String>>> awaitServing(KubeletSimulator kubelet, List<String> resources, Process plugin, Path log)
             throws InterruptedException, IOException {
         long deadline = System.nanoTime() + START_WAIT.toNanos();
-        Map<String, List<String>> lists = new java.util.TreeMap<>();
+        Map<String, List<String>> lists = new TreeMap<>();
         while (lists.size() < resources.size()) {
             for (String r : resources) kubelet.latest(r).ifPresent(l -> lists.put(r, listing(l)));
             if (!plugin.isAlive()) {
                 errors.unexpected("the plugin exited with status " + plugin.exitValue() + " before serving; log: " + tail(log));
-                return null;
+                return Optional.empty();
             }
             if (System.nanoTime() > deadline) {
                 errors.unexpected("not every resource registered and listed within " + START_WAIT.toSeconds() + " s: " + lists.keySet()
                         + " of " + resources + "; rejections " + kubelet.rejections());
-                return null;
+                return Optional.empty();
             }
             Thread.sleep(20);
         }
-        return lists;
+        return Optional.of(lists);
     }
 
     /** Samples until the run's length; true when the plugin died on the way. */
@@ -251,11 +264,26 @@ public final class SoakBench {
         }
     }
 
-    /** ERROR lines and uncaught exceptions in the plugin's log are unexpected errors too. */
+    /**
+     * ERROR lines and uncaught exceptions in the plugin's log are unexpected errors; WARN lines are
+     * what the plugin says about the disturbance (failed registrations, unhealthy devices, refused
+     * calls): counted by kind, numbers and PCI addresses folded, to show what happened without
+     * keeping the log.
+     */
     private void scanLog(Path log) throws IOException {
+        Map<String, Long> warnings = new TreeMap<>();
         try (Stream<String> lines = Files.lines(log, StandardCharsets.UTF_8)) {
-            lines.filter(l -> ERROR_LINE.matcher(l).find()).forEach(l -> errors.unexpected("plugin log: " + l));
+            lines.forEach(l -> {
+                if (ERROR_LINE.matcher(l).find()) errors.unexpected("plugin log: " + l);
+                Matcher w = WARN_LINE.matcher(l);
+                if (w.find()) warnings.merge(PCI_ADDRESS.matcher(w.group(1)).replaceAll("<device>").replaceAll("\\b\\d+\\b", "N"), 1L, Long::sum);
+            });
         }
+        out.println("plugin log: " + warnings.values().stream().mapToLong(Long::longValue).sum() + " WARN line(s)"
+                + (warnings.isEmpty() ? "" : ", by kind (numbers and PCI addresses folded):"));
+        warnings.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(WARN_KINDS)
+                .forEach(e -> out.printf(Locale.ROOT, "  %7d  %s%n", e.getValue(), e.getKey()));
+        if (warnings.size() > WARN_KINDS) out.println("  ... and " + (warnings.size() - WARN_KINDS) + " more kind(s)");
     }
 
     private boolean report(List<SoakSample> samples) {
