@@ -113,7 +113,7 @@ final class SoakLoad implements AutoCloseable {
                 activity.run();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } catch (Exception | AssertionError e) {
+            } catch (Exception e) {
                 errors.unexpected(name + " stopped: " + e);
             }
         }, name);
