@@ -1,5 +1,6 @@
 package io.vfiodp.bench;
 
+import io.vfiodp.deploy.ShippedJvmFlags;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,7 +32,7 @@ record SoakSettings(Duration length, Duration sampleEvery, Duration warmup, Dura
                 [--restart-seconds S (5)] [--flap-seconds S (1)] [--clients N (3)] [--client-pause-ms MS (20)]
                 [--fixture DIR (src/test/resources/sysfs-fixtures/t4-numa)]
                 [--jar JAR (target/vfio-device-plugin.jar) | --classpath CP] [--java PATH (this JVM's)]
-                [-- plugin JVM flags (default: ServeBench.SHIPPED_FLAGS)]
+                [-- plugin JVM flags (default: the shipped flags, src/main/image/jvm.options)]
             DURATION: seconds, or a number with s or m (90, 90s, 1.5m).""";
 
     SoakSettings {
@@ -70,7 +71,7 @@ record SoakSettings(Duration length, Duration sampleEvery, Duration warmup, Dura
         Path fixture = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> launch = List.of("-jar", "target/vfio-device-plugin.jar");
-        List<String> flags = ServeBench.SHIPPED_FLAGS;
+        List<String> flags = ShippedJvmFlags.read();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--")) {

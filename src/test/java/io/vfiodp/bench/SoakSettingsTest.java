@@ -1,5 +1,6 @@
 package io.vfiodp.bench;
 
+import io.vfiodp.deploy.ShippedJvmFlags;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,7 +23,7 @@ class SoakSettingsTest {
         assertThat(s.clients()).isEqualTo(3);
         assertThat(s.clientPause()).isEqualTo(Duration.ofMillis(20));
         assertThat(s.fixture()).isEqualTo(Path.of("src/test/resources/sysfs-fixtures/t4-numa"));
-        assertThat(s.jvmFlags()).isEqualTo(ServeBench.SHIPPED_FLAGS);
+        assertThat(s.jvmFlags()).isEqualTo(ShippedJvmFlags.read());
         assertThat(s.launch()).containsExactly("-jar", "target/vfio-device-plugin.jar");
     }
 

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ShippedFlagsTest {
 
-    static final Path JVM_OPTIONS = Path.of("src/main/image/jvm.options");
+    static final Path JVM_OPTIONS = ShippedJvmFlags.JVM_OPTIONS;
     static final Path LAUNCHER = Path.of("src/main/image/vfio-device-plugin");
     static final Path DOCKERFILE = Path.of("Dockerfile");
     /** Where the image installs the plugin directory that src/main/image/build.sh makes. */
@@ -31,9 +31,8 @@ class ShippedFlagsTest {
         return Manifests.of("base").stream();
     }
 
-    /** The flags of jvm.options: one per line, {@code #} comments and blank lines left out. */
-    static List<String> shippedFlags() throws IOException {
-        return Files.readAllLines(JVM_OPTIONS).stream().map(l -> l.replaceFirst("#.*", "").strip()).filter(l -> !l.isEmpty()).toList();
+    static List<String> shippedFlags() {
+        return ShippedJvmFlags.read();
     }
 
     /** The launcher's {@code exec} line, {@code $home} set to {@code home}, its @argfile expanded, {@code "$@"} dropped. */
