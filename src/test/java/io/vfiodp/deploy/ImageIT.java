@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import okhttp3.mockwebserver.MockWebServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,8 +69,16 @@ class ImageIT {
     }
 
     /** -Xshare:on: the JVM refuses to start when it cannot map the archive (instead of starting slowly). */
-    private Map<String, String> archiveRequired(Path cdsLog) {
-        return Map.of("JDK_JAVA_OPTIONS", "-Xshare:on -Xlog:cds=info:file=" + cdsLog);
+    private Map<String, String> archiveRequired(Path cdsLog) throws IOException {
+        String tags = runtimeFeature() >= 25 ? "cds=info,aot=info" : "cds=info";
+        return Map.of("JDK_JAVA_OPTIONS", "-Xshare:on -Xlog:" + tags + ":file=" + cdsLog);
+    }
+
+    /** The Java feature version of the image's runtime, from its release file (JAVA_VERSION="25.0.3"). */
+    private static int runtimeFeature() throws IOException {
+        Matcher m = Pattern.compile("(?m)^JAVA_VERSION=\"(\\d+)").matcher(Files.readString(IMAGE.resolve("runtime/release")));
+        assertThat(m.find()).as("JAVA_VERSION in " + IMAGE.resolve("runtime/release")).isTrue();
+        return Integer.parseInt(m.group(1));
     }
 
     private Process serve(Map<String, String> env, Path pluginDir, Path log, String... extra) throws IOException {
@@ -92,7 +102,14 @@ class ImageIT {
 
         assertThat(help.exit()).as(help.err()).isZero();
         assertThat(help.out()).startsWith("Usage: vfio-device-plugin serve");
-        assertThat(Files.readString(cdsLog)).contains("Mapped dynamic region #0");
+        String archive = IMAGE.resolve("lib/vfio-device-plugin.jsa").toRealPath().toString();
+        if (runtimeFeature() >= 25) {
+            // build.sh: an AOT cache, a static archive with the classes loaded and linked up front
+            assertThat(Files.readString(cdsLog)).contains("Opened shared archive file " + archive + ".", "Mapped static  region #0",
+                    "Using AOT-linked classes: true");
+        } else {
+            assertThat(Files.readString(cdsLog)).contains("Mapped dynamic region #0");
+        }
     }
 
     @Test

@@ -72,6 +72,26 @@ class ShippedFlagsTest {
         assertThat(m.container().getCommand()).isEqualTo(launcherCommand(IMAGE_HOME));
     }
 
+    /** The value the launcher gives MALLOC_ARENA_MAX unless the environment sets one. */
+    static String launcherMallocArenaMax() throws IOException {
+        Matcher m = Pattern.compile("(?m)^MALLOC_ARENA_MAX=\\$\\{MALLOC_ARENA_MAX:-(\\d+)}$").matcher(Files.readString(LAUNCHER));
+        assertThat(m.find()).as("MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-N} in " + LAUNCHER).isTrue();
+        return m.group(1);
+    }
+
+    @Test
+    void launcherLimitsMallocArenasToTwo() throws IOException {
+        assertThat(launcherMallocArenaMax()).isEqualTo("2");
+        assertThat(Files.readString(LAUNCHER)).contains("\nexport MALLOC_ARENA_MAX\n");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("base")
+    void daemonSetLimitsMallocArenasAsTheLauncherDoes(Manifests m) throws IOException {
+        assertThat(m.container().getEnv()).filteredOn(e -> e.getName().equals("MALLOC_ARENA_MAX"))
+                .extracting(e -> e.getValue()).containsExactly(launcherMallocArenaMax());
+    }
+
     @Test
     void dockerfileBuildsTheDirectoryWhereTheImageKeepsItAndStartsItsLauncher() throws IOException {
         assertThat(dockerfile("RUN")).anySatisfy(run -> assertThat(run).contains("./mvnw ", " package", "-Dimage.dir=" + IMAGE_HOME));

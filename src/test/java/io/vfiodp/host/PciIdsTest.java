@@ -88,6 +88,23 @@ class PciIdsTest {
     }
 
     @Test
+    void holdsOnlyTheVendorAndDeviceLinesInMemory() throws IOException {
+        String read = """
+                8086  Intel Corporation
+                \t1520  I350 Ethernet Controller Virtual Function
+                10de  NVIDIA Corporation
+                \t1eb8  TU104GL [Tesla T4]
+                \t1e89  TU104 [GeForce RTX 2060]\r
+                \t1af1  GA100 [A100 NVSwitch]
+                15cf  Hilscher Gesellschaft für Systemautomation mbH
+                \t0000  NetPLC card
+                ffff  Illegal Vendor ID
+                """;
+
+        assertThat(sample().retainedBytes()).isEqualTo(read.getBytes(StandardCharsets.UTF_8).length);
+    }
+
+    @Test
     void readsGzipCompressedContent() throws IOException {
         ByteArrayOutputStream gz = new ByteArrayOutputStream();
         try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
