@@ -81,7 +81,7 @@ final class FlakyApiFront implements AutoCloseable {
         for (Socket s : open) reset(s);
         open.clear();
         if (next == Fault.DOWN) {
-            closeQuietly(listener);
+            TcpProxy.closeQuietly(listener);
             listener = null;
         } else if (listener == null) {
             listen();
@@ -125,8 +125,8 @@ final class FlakyApiFront implements AutoCloseable {
                 Socket upstream = new Socket(InetAddress.getByName("127.0.0.1"), targetPort);
                 open.add(upstream);
                 upstream.getOutputStream().write(head);
-                pump(client, upstream);
-                pump(upstream, client);
+                TcpProxy.pump(client, upstream, "flaky-api-pump");
+                TcpProxy.pump(upstream, client, "flaky-api-pump");
             } else {
                 answer(client, switch (now) {
                     case GARBAGE_JSON -> response("200 OK", "application/json", NOT_JSON);
@@ -136,7 +136,7 @@ final class FlakyApiFront implements AutoCloseable {
                 });
             }
         } catch (IOException e) {
-            closeQuietly(client);
+            TcpProxy.closeQuietly(client);
         }
     }
 
@@ -209,23 +209,6 @@ final class FlakyApiFront implements AutoCloseable {
         return b;
     }
 
-    private void pump(Socket from, Socket to) {
-        daemon(() -> {
-            byte[] buf = new byte[8192];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                for (int n; (n = in.read(buf)) >= 0; ) {
-                    out.write(buf, 0, n);
-                    out.flush();
-                }
-            } catch (IOException e) {
-                // reset by set() or by the other side
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }, "flaky-api-pump");
-    }
-
     private static void daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
         t.setDaemon(true);
@@ -238,15 +221,7 @@ final class FlakyApiFront implements AutoCloseable {
         } catch (IOException ignored) {
             // already closed
         }
-        closeQuietly(s);
-    }
-
-    private static void closeQuietly(AutoCloseable c) {
-        try {
-            if (c != null) c.close();
-        } catch (Exception ignored) {
-            // closing anyway
-        }
+        TcpProxy.closeQuietly(s);
     }
 
     @Override

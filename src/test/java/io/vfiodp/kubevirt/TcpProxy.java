@@ -67,15 +67,16 @@ final class TcpProxy implements AutoCloseable {
                 Socket upstream = new Socket(InetAddress.getByName("127.0.0.1"), targetPort);
                 open.add(client);
                 open.add(upstream);
-                pump(client, upstream);
-                pump(upstream, client);
+                pump(client, upstream, "tcp-proxy-pump");
+                pump(upstream, client, "tcp-proxy-pump");
             } catch (IOException e) {
                 return;
             }
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    /** Copies {@code from} to {@code to} on a daemon thread named {@code threadName}; closes both when either side ends. */
+    static void pump(Socket from, Socket to, String threadName) {
         Thread t = new Thread(() -> {
             byte[] buf = new byte[8192];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
@@ -89,12 +90,12 @@ final class TcpProxy implements AutoCloseable {
                 closeQuietly(from);
                 closeQuietly(to);
             }
-        }, "tcp-proxy-pump");
+        }, threadName);
         t.setDaemon(true);
         t.start();
     }
 
-    private static void closeQuietly(AutoCloseable c) {
+    static void closeQuietly(AutoCloseable c) {
         try {
             if (c != null) c.close();
         } catch (Exception ignored) {
