@@ -24,17 +24,7 @@ class ServeProcessTest {
     void sigtermSendsAFinalEmptyListRemovesTheSocketsAndExitsZero() throws Exception {
         try (KubeletSimulator kubelet = KubeletSimulator.start(dir)) {
             Path log = dir.resolve("serve.log");
-            Process serve = new ProcessBuilder(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                    "-cp", System.getProperty("java.class.path"),
-                    "io.vfiodp.cli.Main",
-                    "--sysfs-root", T4_NUMA.resolve("sys").toString(),
-                    "--dev-root", T4_NUMA.resolve("dev").toString(),
-                    "--device-plugin-dir", dir.toString(),
-                    // port 0: parallel builds on one machine must not fight over :9402
-                    "--metrics-address", "127.0.0.1:0")
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process serve = ServeJvm.start(T4_NUMA, dir, log);
             try {
                 kubelet.awaitRegistrations(List.of(T4), 1, Duration.ofSeconds(20));
                 Watch watch = kubelet.watch(T4);
