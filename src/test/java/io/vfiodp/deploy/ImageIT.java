@@ -2,7 +2,6 @@ package io.vfiodp.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -10,10 +9,10 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
+import io.vfiodp.kubevirt.MockKubeApi;
 import io.vfiodp.kubevirt.model.KubeVirt;
 import io.vfiodp.plugin.kubelet.KubeletSimulator;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -165,9 +164,7 @@ class ImageIT {
         api.init(InetAddress.getByName("127.0.0.1"), 0);
         Path pluginDir = Files.createDirectory(dir.resolve("device-plugins"));
         try (KubernetesClient client = api.createClient(); KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
-            try (InputStream crd = Files.newInputStream(Path.of("src/main/crd/kubevirt.yaml"))) {
-                client.apiextensions().v1().customResourceDefinitions().resource(Serialization.unmarshal(crd, CustomResourceDefinition.class)).create();
-            }
+            MockKubeApi.createKubeVirtCrd(client);
             client.resource(Serialization.unmarshal("""
                     apiVersion: kubevirt.io/v1
                     kind: KubeVirt

@@ -92,13 +92,18 @@ public final class MockKubeApi implements AutoCloseable {
 
     /** Registers our trimmed KubeVirt CRD, as the CRUD store needs it to know the kind is namespaced. */
     public MockKubeApi withKubeVirtCrd() {
+        createKubeVirtCrd(client);
+        return this;
+    }
+
+    /** Creates the trimmed KubeVirt CRD of src/main/crd through {@code client} (any API server, e.g. a TLS mock). */
+    public static void createKubeVirtCrd(KubernetesClient client) {
         try (InputStream in = Files.newInputStream(Path.of("src/main/crd/kubevirt.yaml"))) {
             CustomResourceDefinition crd = Serialization.unmarshal(in, CustomResourceDefinition.class);
             client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return this;
     }
 
     @Override
