@@ -4,6 +4,7 @@ import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.plugin.ScanPolicySource;
+import io.vfiodp.plugin.ServeJvm;
 import io.vfiodp.plugin.kubelet.KubeletSimulator;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.ExposedDevice;
@@ -97,8 +98,8 @@ public final class SoakBench {
         out.printf(Locale.ROOT, "soak: java %s, %d CPUs, load average %s; fixture %s; resources %s; flapping /dev/vfio/%s%n",
                 System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), loadAverage(), settings.fixture(), resources, flapGroups);
         List<String> command = new ArrayList<>(settings.command());
-        command.addAll(List.of("serve", "--sysfs-root", node.resolve("sys").toString(), "--dev-root", node.resolve("dev").toString(),
-                "--device-plugin-dir", plugins.toString(), "--metrics-address", "127.0.0.1:0", "--kubevirt", "off"));
+        command.add("serve");
+        command.addAll(ServeJvm.serveOptions(node, plugins));
         out.println("plugin: " + String.join(" ", command));
         out.printf(Locale.ROOT, "load: a kubelet restart every %s, a /dev/vfio node flap every %s, %d client(s) calling GetPreferredAllocation + Allocate"
                         + " (%d ms pause), /healthz /readyz /metrics every 2 s%n", seconds(settings.restartEvery()), seconds(settings.flapEvery()),

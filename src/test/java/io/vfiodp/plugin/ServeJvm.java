@@ -21,6 +21,17 @@ public final class ServeJvm {
         return command;
     }
 
+    /** {@code serve}'s options for the fixture node {@code node} ({@code sys}, {@code dev}): metrics on a free port, no KubeVirt. */
+    public static List<String> serveOptions(Path node, Path pluginDir) {
+        return List.of(
+                "--sysfs-root", node.resolve("sys").toString(),
+                "--dev-root", node.resolve("dev").toString(),
+                "--device-plugin-dir", pluginDir.toString(),
+                "--kubevirt", "off",
+                // port 0: parallel builds on one machine must not fight over :9402
+                "--metrics-address", "127.0.0.1:0");
+    }
+
     /** Starts {@code serve} on the fixture node {@code node} ({@code sys}, {@code dev}), metrics on a free port, no KubeVirt. */
     public static Process start(Path node, Path pluginDir, Path log, String... more) throws IOException {
         return start(List.of(), node, pluginDir, log, more);
@@ -28,13 +39,7 @@ public final class ServeJvm {
 
     /** As {@link #start(Path, Path, Path, String...)}, run through {@code wrapper} (e.g. {@code unshare -rm sh -c ...}). */
     public static Process start(List<String> wrapper, Path node, Path pluginDir, Path log, String... more) throws IOException {
-        List<String> args = new ArrayList<>(List.of(
-                "--sysfs-root", node.resolve("sys").toString(),
-                "--dev-root", node.resolve("dev").toString(),
-                "--device-plugin-dir", pluginDir.toString(),
-                "--kubevirt", "off",
-                // port 0: parallel builds on one machine must not fight over :9402
-                "--metrics-address", "127.0.0.1:0"));
+        List<String> args = new ArrayList<>(serveOptions(node, pluginDir));
         args.addAll(List.of(more));
         List<String> command = new ArrayList<>(wrapper);
         command.addAll(command(args));
