@@ -5,6 +5,7 @@
 #   OUT/runtime/                  Java runtime made by jlink: the modules jdeps finds in the jar
 #   OUT/lib/vfio-device-plugin.jar
 #   OUT/lib/jvm.options           the shipped JVM flags
+#   OUT/lib/native/               netty's epoll transport and JNA's dispatcher, unpacked from the jar
 #   OUT/lib/vfio-device-plugin.jsa class-data-sharing archive made by a training run of `demo`:
 #                                 on JDK 25+ an AOT cache (JEP 483/514/515), before a dynamic archive
 #   OUT/bin/vfio-device-plugin    launcher using all of the above
@@ -60,6 +61,23 @@ if ! "$java_home/bin/jlink" --add-modules "$modules$extra" $options \
 fi
 
 cp -p "$jar" "$out/lib/vfio-device-plugin.jar"
+
+# netty's epoll transport and JNA's dispatcher are native libraries inside the jar, which both
+# libraries would otherwise unpack to java.io.tmpdir at every start (time, and a writable /tmp).
+# Unpacked here once; the launcher points java.library.path (netty looks there first) and
+# jna.boot.library.path at them.
+case $(uname -m) in
+    x86_64) netty_arch=x86_64 jna_arch=x86-64 ;;
+    aarch64) netty_arch=aarch_64 jna_arch=aarch64 ;;
+    *) echo "image: no epoll transport for $(uname -m) in the jar (grpc-netty-shaded has x86_64 and aarch64)" >&2; exit 1 ;;
+esac
+mkdir -p "$out/lib/native"
+(cd "$out/lib/native" && "$java_home/bin/jar" xf "$out/lib/vfio-device-plugin.jar" \
+    "META-INF/native/libio_grpc_netty_shaded_netty_transport_native_epoll_$netty_arch.so" \
+    "com/sun/jna/linux-$jna_arch/libjnidispatch.so" \
+    && mv "META-INF/native/libio_grpc_netty_shaded_netty_transport_native_epoll_$netty_arch.so" \
+        "com/sun/jna/linux-$jna_arch/libjnidispatch.so" . \
+    && rm -r META-INF com)
 cp "$src/jvm.options" "$out/lib/jvm.options"
 cp "$src/vfio-device-plugin" "$out/bin/vfio-device-plugin"
 chmod 755 "$out/bin/vfio-device-plugin"

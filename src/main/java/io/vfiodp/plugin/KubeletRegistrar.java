@@ -52,6 +52,7 @@ final class KubeletRegistrar implements AutoCloseable {
         ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(kubeletSocket.toString()))
                 .channelType(EpollDomainSocketChannel.class)
                 .withOption(ChannelOption.SO_KEEPALIVE, null)
+                .withOption(ChannelOption.ALLOCATOR, UnpooledBuffers.ALLOCATOR)
                 .eventLoopGroup(group)
                 .directExecutor()
                 .usePlaintext()

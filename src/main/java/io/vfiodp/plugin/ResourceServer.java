@@ -51,6 +51,8 @@ final class ResourceServer {
                 .channelType(EpollServerDomainSocketChannel.class)
                 // grpc asks for TCP keep-alive, which a unix socket does not have (netty would warn per connection)
                 .withChildOption(ChannelOption.SO_KEEPALIVE, null)
+                .withOption(ChannelOption.ALLOCATOR, UnpooledBuffers.ALLOCATOR)
+                .withChildOption(ChannelOption.ALLOCATOR, UnpooledBuffers.ALLOCATOR)
                 .bossEventLoopGroup(group)
                 .workerEventLoopGroup(group)
                 // Handlers never block: unary calls are pure functions, streams are handed over.

@@ -43,11 +43,12 @@ import java.util.concurrent.TimeUnit;
  * this bench and no flags.
  *
  * <p>Usage: {@code java -cp target/vfio-device-plugin.jar:target/test-classes io.vfiodp.bench.ServeBench
- * [--fixture DIR] [--runs N] [--image DIR] [--jar JAR] [--java JAVA] [--memory-map] [--kube-api] [-- JVM flags]}; with flags
+ * [--fixture DIR] [--runs N] [--image DIR] [--jar JAR] [--java JAVA] [--memory-map] [--kube-api] [--log FILE] [-- JVM flags]}; with flags
  * after {@code --} it measures only {@code JAVA FLAGS -jar JAR} (JAVA: this bench's JDK unless given).
  * {@code --memory-map} adds where the resident memory is (per mapping, heap, live objects, and the
  * JVM's native memory tracking when the flags enable it). {@code --kube-api} runs the plugin as in a
  * cluster: against a mock API server with a KubeVirt CR and its node, with {@code NODE_NAME} set.
+ * {@code --log FILE} keeps the plugin's output (stdout and stderr) of the last run in FILE.
  */
 public final class ServeBench {
 
@@ -77,6 +78,7 @@ public final class ServeBench {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         boolean memoryMap = false;
         boolean kubeApi = false;
+        Optional<Path> log = Optional.empty();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--fixture" -> fixture = Path.of(args[++i]);
@@ -86,6 +88,7 @@ public final class ServeBench {
                 case "--java" -> java = args[++i];
                 case "--memory-map" -> memoryMap = true;
                 case "--kube-api" -> kubeApi = true;
+                case "--log" -> log = Optional.of(Path.of(args[++i]));
                 case "--" -> {
                     flags = Optional.of(Arrays.asList(args).subList(i + 1, args.length));
                     i = args.length;
@@ -135,7 +138,7 @@ public final class ServeBench {
             for (Configuration c : configurations) {
                 System.out.println();
                 System.out.println("== " + c.name() + ": " + String.join(" ", c.command()));
-                all.add(measure(c, fixture, resources, runs, memoryMap, env));
+                all.add(measure(c, fixture, resources, runs, memoryMap, env, log));
             }
         } finally {
             Files.deleteIfExists(kubeconfig);
@@ -174,7 +177,7 @@ public final class ServeBench {
     }
 
     private static Figures measure(Configuration c, Path fixture, List<String> resources, int runs, boolean memoryMap,
-                                   Map<String, String> env) throws Exception {
+                                   Map<String, String> env, Optional<Path> log) throws Exception {
         List<Long> startups = new ArrayList<>();
         List<Long> cpus = new ArrayList<>();
         Calls calls = null;
@@ -187,8 +190,9 @@ public final class ServeBench {
                 cmd.addAll(List.of("serve", "--sysfs-root", fixture.resolve("sys").toString(),
                         "--dev-root", fixture.resolve("dev").toString(), "--device-plugin-dir", dir.toString(),
                         "--metrics-address", "127.0.0.1:0"));
-                ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                        .redirectError(ProcessBuilder.Redirect.DISCARD);
+                // --log keeps the output of the last run (e.g. with -Xlog flags), for finding where start-up time goes
+                ProcessBuilder.Redirect output = log.filter(f -> last).map(f -> ProcessBuilder.Redirect.to(f.toFile())).orElse(ProcessBuilder.Redirect.DISCARD);
+                ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(output).redirectErrorStream(true);
                 pb.environment().remove("JDK_JAVA_OPTIONS");
                 pb.environment().keySet().removeIf(k -> k.startsWith("KUBE") || k.startsWith("VFIO_DP_") || k.equals("NODE_NAME"));
                 pb.environment().putAll(env);
@@ -307,6 +311,9 @@ public final class ServeBench {
             jcmd(pid, "VM.native_memory", "summary").lines().filter(l -> l.startsWith("Total:") || l.matches("^-\\s+\\S.*"))
                     .forEach(l -> System.out.println("  " + l.replaceFirst("^-\\s+", "").replaceFirst("reserved=\\d+KB, ", "")));
         }
+        System.out.println("code cache (compiled code, interpreter, stubs):");
+        jcmd(pid, "Compiler.codecache").lines().filter(l -> l.startsWith("CodeHeap") || l.startsWith(" total_blobs") || l.contains("size="))
+                .forEach(l -> System.out.println("  " + l.strip()));
         System.out.println("heap:");
         jcmd(pid, "GC.heap_info").lines().skip(1).forEach(l -> System.out.println("  " + l.strip()));
         System.out.println("live objects after a full collection (the largest classes):");

@@ -139,13 +139,33 @@ class ImageIT {
     }
 
     @Test
-    void serveStopsNamingTheTransportWhenTmpIsNotWritable() throws Exception {
+    void serveRegistersWithNoWritableDirectoryAtAll() throws Exception {
         Path pluginDir = Files.createDirectory(dir.resolve("device-plugins"));
         try (KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
-            // a directory no one can create files in, as /tmp on a read-only root file system
-            // (netty falls back to /tmp when java.io.tmpdir is not a directory at all)
-            Process p = serve(Map.of("HOME", "/dev/null", "JDK_JAVA_OPTIONS", "-Djava.io.tmpdir=/proc"), pluginDir,
-                    dir.resolve("serve.log"));
+            // a tmpdir no one can create files in, as /tmp on a read-only root file system without the emptyDir:
+            // the launcher's natives (lib/native) need no unpacking
+            Process p = serve(Map.of("HOME", "/dev/null", "JDK_JAVA_OPTIONS", "-Djava.io.tmpdir=/proc"), pluginDir, dir.resolve("serve.log"));
+            try {
+                kubelet.awaitRegistrations(List.of(T4), 1, Duration.ofSeconds(30));
+            } finally {
+                stop(p);
+            }
+            assertThat(p.exitValue()).as(Files.readString(dir.resolve("serve.log"))).isZero();
+        }
+    }
+
+    @Test
+    void theJarAloneStopsNamingTheTransportWhenTmpIsNotWritable() throws Exception {
+        Path pluginDir = Files.createDirectory(dir.resolve("device-plugins"));
+        try (KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
+            // without the image's lib/native, netty unpacks its epoll library to java.io.tmpdir (or /tmp when that
+            // is not a directory at all): here it cannot
+            ProcessBuilder jarAlone = new ProcessBuilder(IMAGE.resolve("runtime/bin/java").toString(), "-Djava.io.tmpdir=/proc", "-jar",
+                    IMAGE.resolve("lib/vfio-device-plugin.jar").toString(), "serve", "--sysfs-root", T4_NUMA.resolve("sys").toString(),
+                    "--dev-root", T4_NUMA.resolve("dev").toString(), "--device-plugin-dir", pluginDir.toString(), "--metrics-address",
+                    "127.0.0.1:0", "--kubevirt", "off").redirectErrorStream(true).redirectOutput(dir.resolve("serve.log").toFile());
+            jarAlone.environment().keySet().removeIf(k -> k.startsWith("JDK_JAVA_OPTIONS") || k.startsWith("VFIO_DP_"));
+            Process p = jarAlone.start();
             boolean exited = p.waitFor(30, TimeUnit.SECONDS);
             if (!exited) stop(p);
 
@@ -202,11 +222,19 @@ class ImageIT {
     @Test
     void everyPathTheDaemonSetStartsIsInTheImage() throws Exception {
         for (String word : ShippedFlagsTest.launcherCommand(ShippedFlagsTest.IMAGE_HOME)) {
-            String path = word.replaceFirst("^-XX:SharedArchiveFile=", "");
+            String path = word.replaceFirst("^-(XX:SharedArchiveFile|Djava\\.library\\.path|Djna\\.boot\\.library\\.path)=", "");
             if (!path.startsWith(ShippedFlagsTest.IMAGE_HOME + "/")) continue;
             Path inImage = IMAGE.resolve(path.substring(ShippedFlagsTest.IMAGE_HOME.length() + 1));
-            assertThat(inImage).as(word).isRegularFile();
+            if (word.startsWith("-D")) {
+                assertThat(inImage).as(word).isDirectory();
+            } else {
+                assertThat(inImage).as(word).isRegularFile();
+            }
         }
+        String arch = System.getProperty("os.arch").equals("aarch64") ? "aarch_64" : "x86_64";
+        assertThat(IMAGE.resolve("lib/native")).isDirectoryContaining(p -> p.getFileName().toString().equals("libjnidispatch.so"))
+                .isDirectoryContaining(p -> p.getFileName().toString().equals(
+                        "libio_grpc_netty_shaded_netty_transport_native_epoll_" + arch + ".so"));
         assertThat(LAUNCHER).isExecutable();
         assertThat(IMAGE.resolve("lib/jvm.options")).hasSameTextualContentAs(ShippedFlagsTest.JVM_OPTIONS);
     }

@@ -61,7 +61,8 @@ class ShippedFlagsTest {
     void launcherRunsTheJarOnTheBundledRuntimeWithTheShippedFlagsAndArchive() throws IOException {
         List<String> expected = new ArrayList<>(List.of("/x/runtime/bin/java"));
         expected.addAll(shippedFlags());
-        expected.addAll(List.of("-XX:SharedArchiveFile=/x/lib/vfio-device-plugin.jsa", "-jar", "/x/lib/vfio-device-plugin.jar"));
+        expected.addAll(List.of("-XX:SharedArchiveFile=/x/lib/vfio-device-plugin.jsa", "-Djava.library.path=/x/lib/native",
+                "-Djna.boot.library.path=/x/lib/native", "-jar", "/x/lib/vfio-device-plugin.jar"));
 
         assertThat(launcherCommand("/x")).isEqualTo(expected);
     }
