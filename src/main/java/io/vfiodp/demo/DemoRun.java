@@ -34,8 +34,8 @@ public final class DemoRun {
     /** The bundled node: the t4-numa fixture (two Tesla T4 on two NUMA nodes, and what a real host has around them). */
     public static final String BUNDLED_NODE = "/io/vfiodp/demo/t4-numa.tree";
     public static final List<AllocationPrinter> DEFAULT_PRINTERS = List.of(new EnvAndDeviceSpecPrinter(), new HostdevXmlPrinter());
-    /** The /metrics samples the demo shows, out of about a hundred lines. */
-    static final Set<String> SHOWN_METRICS = Set.of("vfio_dp_devices", "vfio_dp_registrations_total", "vfio_dp_vfio_available");
+    /** The /metrics samples the demo shows: what the kubelet was told, per resource, and the VFIO check. */
+    private static final Set<String> SHOWN_METRICS = Set.of("vfio_dp_devices", "vfio_dp_registrations_total", "vfio_dp_vfio_available");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     /** Starts {@code serve} with these options and returns it serving. */
@@ -70,7 +70,7 @@ public final class DemoRun {
      * What the demo passes to {@code serve}: the node's roots, the simulator's directory, the
      * endpoints on a free loopback port (a fixed one could be taken), no Kubernetes API.
      */
-    public static List<String> serveOptions(Path node, Path pluginDir) {
+    private static List<String> serveOptions(Path node, Path pluginDir) {
         return List.of("--sysfs-root", node.resolve("sys").toString(), "--dev-root", node.resolve("dev").toString(),
                 "--device-plugin-dir", pluginDir.toString(), "--metrics-address", "127.0.0.1:0", "--kubevirt", "off");
     }

@@ -98,7 +98,11 @@ class DemoCommandTest {
     void demoStartsThePluginThroughServesOwnStartPath(@TempDir Path tmp) throws Exception {
         Process p = new ProcessBuilder(ServeJvm.command(List.of("demo", "--verbose")))
                 .redirectOutput(tmp.resolve("out").toFile()).redirectError(tmp.resolve("err").toFile()).start();
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        try {
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("demo finished").isTrue();
+        } finally {
+            p.destroyForcibly();
+        }
         String out = Files.readString(tmp.resolve("out"));
         String err = Files.readString(tmp.resolve("err"));
         String work = group("rebuilt in (\\S+)/node ", out);
