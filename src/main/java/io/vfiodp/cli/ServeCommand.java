@@ -77,12 +77,6 @@ final class ServeCommand implements Callable<Integer> {
         if (vgpu.dryRun()) {
             return vgpu.printDryRun(host, node(), crLayout(node()), spec.commandLine().getOut(), err);
         }
-        // Not a static field: picocli instantiates every command at start, and demo sets the log level before slf4j starts.
-        Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
-        log.info("serve: sysfs {}, dev {}, device-plugin dir {}, rescan every {}, metrics on {}; permitted devices from {}{}", host.sysfsRoot(),
-                host.devRoot(), devicePluginDir, rescanInterval, metricsAddress.isBlank() ? "(disabled)" : metricsAddress,
-                host.config().map(c -> "--config " + c).orElse("the default NVIDIA naming"),
-                kubevirt == KubeVirtMode.auto ? " unless the KubeVirt CR has permittedHostDevices (--kubevirt auto)" : "");
         Serving serving;
         try {
             serving = start();
@@ -116,10 +110,15 @@ final class ServeCommand implements Callable<Integer> {
      * The serving session (runtime, /dev/vfio watch, metrics endpoints), the vGPU layout manager and,
      * with {@code --kubevirt auto}, what follows the KubeVirt CR; closed in that order.
      */
-    private record Serving(ServeSession session, Optional<VgpuOptions.Managed> vgpu, Optional<KubeVirtPolicyFollower> follower,
-                           Optional<KubernetesClient> client) implements AutoCloseable {
+    record Serving(ServeSession session, Optional<VgpuOptions.Managed> vgpu, Optional<KubeVirtPolicyFollower> follower,
+                   Optional<KubernetesClient> client) implements AutoCloseable {
         PluginRuntime runtime() {
             return session.runtime();
+        }
+
+        /** The bound port of /metrics, /healthz and /readyz; empty with {@code --metrics-address ""}. */
+        Optional<Integer> metricsPort() {
+            return session.metricsPort();
         }
 
         @Override
@@ -164,7 +163,17 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    private Serving start() throws IOException {
+    /**
+     * Starts everything {@code serve} runs, as its options say, and returns it serving: {@link #call}
+     * then waits for SIGTERM; {@code demo} runs its kubelet simulator against it. The caller closes it.
+     */
+    Serving start() throws IOException {
+        // Not a static field: picocli instantiates every command at start, and demo sets the log level before slf4j starts.
+        Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
+        log.info("serve: sysfs {}, dev {}, device-plugin dir {}, rescan every {}, metrics on {}; permitted devices from {}{}", host.sysfsRoot(),
+                host.devRoot(), devicePluginDir, rescanInterval, metricsAddress.isBlank() ? "(disabled)" : metricsAddress,
+                host.config().map(c -> "--config " + c).orElse("the default NVIDIA naming"),
+                kubevirt == KubeVirtMode.auto ? " unless the KubeVirt CR has permittedHostDevices (--kubevirt auto)" : "");
         // before waiting on the KubeVirt CR: a wrong mount should fail at once
         PluginRuntime.checkPluginDir(devicePluginDir);
         Optional<InetSocketAddress> metricsAt = MetricsAddress.parse(metricsAddress);

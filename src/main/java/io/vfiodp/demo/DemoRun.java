@@ -4,8 +4,6 @@ import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.inventory.InventoryReport;
 import io.vfiodp.inventory.InventoryText;
-import io.vfiodp.plugin.PluginRuntime;
-import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.plugin.ScanPolicySource;
 import io.vfiodp.plugin.kubelet.KubeletSimulator;
 import io.vfiodp.policy.DesiredResource;
@@ -14,33 +12,67 @@ import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.net.HttpURLConnection;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeoutException;
 
 /**
  * The whole flow on a fixture node bundled in the jar: scan and policy (printed as the
- * inventory), the real plugin runtime registering with an in-process kubelet simulator over
- * unix sockets, one allocation per resource as the kubelet would ask for it, then a clean
- * shutdown.
+ * inventory), {@code serve} started as the DaemonSet starts it, registering with an in-process
+ * kubelet simulator over unix sockets, what its health and metrics endpoints answer, one
+ * allocation per resource as the kubelet would ask for it, then a clean shutdown.
  */
 public final class DemoRun {
 
     /** The bundled node: the t4-numa fixture (two Tesla T4 on two NUMA nodes, and what a real host has around them). */
     public static final String BUNDLED_NODE = "/io/vfiodp/demo/t4-numa.tree";
     public static final List<AllocationPrinter> DEFAULT_PRINTERS = List.of(new EnvAndDeviceSpecPrinter(), new HostdevXmlPrinter());
+    /** The /metrics samples the demo shows: what the kubelet was told, per resource, and the VFIO check. */
+    private static final Set<String> SHOWN_METRICS = Set.of("vfio_dp_devices", "vfio_dp_registrations_total", "vfio_dp_vfio_available");
     private static final Duration WAIT = Duration.ofSeconds(10);
+
+    /** Starts {@code serve} with these options and returns it serving. */
+    @FunctionalInterface
+    public interface ServeStarter {
+        RunningServe start(List<String> serveOptions) throws IOException;
+    }
+
+    /** {@code serve}, started; closing it stops it the way SIGTERM does. */
+    public interface RunningServe extends AutoCloseable {
+        /** The port of its /metrics, /healthz and /readyz. */
+        int metricsPort();
+
+        @Override
+        void close();
+    }
+
+    private record HttpAnswer(int status, String body) {}
 
     private final PrintWriter out;
     private final List<AllocationPrinter> printers;
+    private final ServeStarter serve;
 
-    public DemoRun(PrintWriter out, List<AllocationPrinter> printers) {
+    /** @param serve how the demo starts its plugin side: the {@code serve} command's own start path */
+    public DemoRun(PrintWriter out, List<AllocationPrinter> printers, ServeStarter serve) {
         this.out = out;
         this.printers = List.copyOf(printers);
+        this.serve = serve;
+    }
+
+    /**
+     * What the demo passes to {@code serve}: the node's roots, the simulator's directory, the
+     * endpoints on a free loopback port (a fixed one could be taken), no Kubernetes API.
+     */
+    private static List<String> serveOptions(Path node, Path pluginDir) {
+        return List.of("--sysfs-root", node.resolve("sys").toString(), "--dev-root", node.resolve("dev").toString(),
+                "--device-plugin-dir", pluginDir.toString(), "--metrics-address", "127.0.0.1:0", "--kubevirt", "off");
     }
 
     /** The bundled node's manifest. */
@@ -73,15 +105,15 @@ public final class DemoRun {
         List<DesiredResource> resources = List.copyOf(evaluation.result().desiredState().resources().values());
         List<String> names = resources.stream().map(r -> r.name().value()).toList();
         out.println();
-        out.println("== Kubelet simulator on " + pluginDir.resolve(KubeletSimulator.SOCKET) + "; starting serve against it");
+        List<String> options = serveOptions(node, pluginDir);
+        out.println("== Kubelet simulator on " + pluginDir.resolve(KubeletSimulator.SOCKET) + "; starting serve against it:");
+        out.println("   serve " + String.join(" ", options));
         try (KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
-            PluginRuntime runtime = PluginRuntime.start(PluginSettings.of(pluginDir, Duration.ofMinutes(10)), source);
-            try {
+            try (RunningServe serving = serve.start(options)) {
                 kubelet.awaitRegistrations(names, 1, WAIT);
                 printRegistrations(kubelet, names);
+                printEndpoints(serving.metricsPort());
                 printAllocations(kubelet, resources);
-            } finally {
-                runtime.close();
             }
             out.println();
             out.println("== Shut down: final empty device lists sent, plugin sockets removed"
@@ -113,6 +145,46 @@ public final class DemoRun {
             }
             if (devices.getDevicesCount() == 0) sb.append(" no devices");
             out.println(sb);
+        }
+    }
+
+    private void printEndpoints(int port) throws IOException, InterruptedException {
+        out.println();
+        out.println("== Health and metrics (what serve's HTTP endpoints answer, on http://127.0.0.1:" + port + ")");
+        HttpAnswer healthz = get(port, "/healthz");
+        out.println("  GET /healthz  " + healthz.status() + "  " + healthz.body().strip());
+        // Registered means the kubelet's answer to Register has reached the reconcile loop, a moment
+        // after the simulator saw the request: asked again meanwhile, as the kubelet's readiness probe does.
+        HttpAnswer readyz = get(port, "/readyz");
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (readyz.status() != 200 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            readyz = get(port, "/readyz");
+        }
+        out.println("  GET /readyz   " + readyz.status() + "  " + readyz.body().strip());
+        HttpAnswer metrics = get(port, "/metrics");
+        List<String> lines = metrics.body().lines().toList();
+        List<String> shown = lines.stream().filter(l -> SHOWN_METRICS.contains(l.split("[{ ]", 2)[0])).toList();
+        out.println("  GET /metrics  " + metrics.status() + "  " + shown.size() + " of its " + lines.size() + " lines:");
+        for (String line : shown) out.println("    " + line);
+        if (shown.contains("vfio_dp_vfio_available 0.0")) {
+            out.println("  (vfio_dp_vfio_available is 0: the demo node's dev/vfio/vfio is a plain file, which answers no VFIO ioctl)");
+        }
+    }
+
+    /** One request on a connection of its own, closed after it. */
+    private static HttpAnswer get(int port, String path) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + path).toURL().openConnection();
+        try {
+            c.setConnectTimeout((int) WAIT.toMillis());
+            c.setReadTimeout((int) WAIT.toMillis());
+            int status = c.getResponseCode();
+            // Left open for disconnect(): closing the body first would park the connection in the JDK's
+            // keep-alive cache, where its socket outlives the demo's server by seconds.
+            InputStream body = status < 400 ? c.getInputStream() : c.getErrorStream();
+            return new HttpAnswer(status, body == null ? "" : new String(body.readAllBytes(), StandardCharsets.UTF_8));
+        } finally {
+            c.disconnect();
         }
     }
 

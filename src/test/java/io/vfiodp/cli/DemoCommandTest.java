@@ -2,14 +2,20 @@ package io.vfiodp.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vfiodp.plugin.ProcessLevels;
+import io.vfiodp.plugin.ServeJvm;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class DemoCommandTest {
@@ -20,10 +26,20 @@ class DemoCommandTest {
     @BeforeAll
     static void runDemoOnce() {
         StringWriter out = new StringWriter();
+        exitCode = demo(out);
+        output = out.toString();
+    }
+
+    private static int demo(StringWriter out) {
         CommandLine cl = Main.commandLine();
         cl.setOut(new PrintWriter(out));
-        exitCode = cl.execute("demo");
-        output = out.toString();
+        return cl.execute("demo");
+    }
+
+    private static String group(String regex, String in) {
+        Matcher m = Pattern.compile(regex).matcher(in);
+        assertThat(m.find()).as("%s in%n%s", regex, in).isTrue();
+        return m.group(1);
     }
 
     @Test
@@ -43,6 +59,80 @@ class DemoCommandTest {
                 "  nvidia.com/TU104GL_TESLA_T4  endpoint vfio-dp-nvidia.com_TU104GL_TESLA_T4.sock  preferred-allocation true",
                 "  nvidia.com/TU104GL_TESLA_T4  ListAndWatch: 0000:1a:00.0 (Healthy, NUMA 0) 0000:1b:00.0 (Healthy, NUMA 0) "
                         + "0000:b1:00.0 (Healthy, NUMA 1) 0000:b2:00.0 (Unhealthy, NUMA 1)");
+    }
+
+    @Test
+    void demoStartsServeWithTheNodeTheSimulatorAndLoopbackMetricsWithoutKubernetes() {
+        String work = group("rebuilt in (\\S+)/node ", output);
+
+        assertThat(output).contains("\n   serve --sysfs-root " + work + "/node/sys --dev-root " + work + "/node/dev --device-plugin-dir "
+                + work + "/device-plugins --metrics-address 127.0.0.1:0 --kubevirt off\n");
+    }
+
+    @Test
+    void demoPrintsWhatServesProbesAnswerOverHttp() {
+        assertThat(output).containsPattern("\n== Health and metrics \\(what serve's HTTP endpoints answer, on http://127\\.0\\.0\\.1:\\d+\\)\n"
+                + "  GET /healthz  200  ok: reconcile loop answered in \\d+ ms\n"
+                + "  GET /readyz   200  ready: 1 resource\\(s\\) registered with the kubelet\n");
+    }
+
+    @Test
+    void demoPrintsTheDeviceRegistrationAndVfioLinesOfMetrics() {
+        assertThat(output).containsPattern("  GET /metrics  200  4 of its \\d+ lines:\n");
+        assertThat(output).contains("""
+                    vfio_dp_devices{health="Healthy",resource="nvidia.com/TU104GL_TESLA_T4"} 3.0
+                    vfio_dp_devices{health="Unhealthy",resource="nvidia.com/TU104GL_TESLA_T4"} 1.0
+                    vfio_dp_registrations_total{resource="nvidia.com/TU104GL_TESLA_T4"} 1.0
+                    vfio_dp_vfio_available 0.0
+                  (vfio_dp_vfio_available is 0: the demo node's dev/vfio/vfio is a plain file, which answers no VFIO ioctl)
+
+                == One allocation per resource""");
+    }
+
+    /**
+     * Run with {@code --verbose} in a JVM of its own (slf4j-simple fixes its level once per JVM):
+     * the log lines of serve's own start, the VFIO check on the node's {@code dev/vfio/vfio} and
+     * the metrics server the section above was read from.
+     */
+    @Test
+    void demoStartsThePluginThroughServesOwnStartPath(@TempDir Path tmp) throws Exception {
+        Process p = new ProcessBuilder(ServeJvm.command(List.of("demo", "--verbose")))
+                .redirectOutput(tmp.resolve("out").toFile()).redirectError(tmp.resolve("err").toFile()).start();
+        try {
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("demo finished").isTrue();
+        } finally {
+            p.destroyForcibly();
+        }
+        String out = Files.readString(tmp.resolve("out"));
+        String err = Files.readString(tmp.resolve("err"));
+        String work = group("rebuilt in (\\S+)/node ", out);
+        String port = group("what serve's HTTP endpoints answer, on http://127\\.0\\.0\\.1:(\\d+)\\)", out);
+
+        assertThat(p.exitValue()).as(err).isZero();
+        assertThat(err).contains(
+                "INFO serve: sysfs " + work + "/node/sys, dev " + work + "/node/dev, device-plugin dir " + work
+                        + "/device-plugins, rescan every PT30S, metrics on 127.0.0.1:0; permitted devices from the default NVIDIA naming\n",
+                "WARN VFIO unavailable: " + work + "/node/dev/vfio/vfio: VFIO_GET_API_VERSION failed: errno 25 (Inappropriate ioctl for device)\n",
+                "INFO metrics on http://127.0.0.1:" + port + "/metrics, probes /healthz and /readyz\n",
+                "INFO nvidia.com/TU104GL_TESLA_T4: registered with the kubelet (endpoint vfio-dp-nvidia.com_TU104GL_TESLA_T4.sock)\n");
+    }
+
+    /**
+     * A second run, so that the baseline already holds what the first one opened for good (the
+     * class path's jars). The JDK's keep-alive timer is not counted: HttpURLConnection starts it
+     * for every connection it could keep, and it ends by itself 5-10 s later; the connections
+     * themselves are closed (the file descriptors say so).
+     */
+    @Test
+    void demoLeavesNoThreadFileDescriptorOrWatchBehind() throws Exception {
+        ProcessLevels before = ProcessLevels.now();
+
+        assertThat(demo(new StringWriter())).isZero();
+
+        ProcessLevels after = ProcessLevels.onceBackTo(before, Duration.ofSeconds(3));
+        assertThat(after.threadsBeyond(before)).filteredOn(t -> !t.equals("Keep-Alive-Timer")).isEmpty();
+        assertThat(after.fds()).isLessThanOrEqualTo(before.fds());
+        assertThat(after.inotifyWatches()).isLessThanOrEqualTo(before.inotifyWatches());
     }
 
     @Test

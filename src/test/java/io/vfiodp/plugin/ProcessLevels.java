@@ -15,17 +15,17 @@ import java.util.stream.Stream;
  * ({@code /proc/self/fd}) and inotify watches ({@code inotify wd:} lines in
  * {@code /proc/self/fdinfo/*}: one per directory a {@code WatchService} watches).
  */
-record ProcessLevels(List<String> threads, int fds, int inotifyWatches) {
+public record ProcessLevels(List<String> threads, int fds, int inotifyWatches) {
 
     private static final Path FD = Path.of("/proc/self/fd");
     private static final Path FDINFO = Path.of("/proc/self/fdinfo");
 
-    static ProcessLevels now() {
+    public static ProcessLevels now() {
         return new ProcessLevels(Leaks.liveThreads().stream().map(Thread::getName).sorted().toList(), count(FD), readInotifyWatches());
     }
 
     /** Polls until the levels are no higher than {@code base} or {@code timeout} passed; returns the last reading. */
-    static ProcessLevels onceBackTo(ProcessLevels base, Duration timeout) throws InterruptedException {
+    public static ProcessLevels onceBackTo(ProcessLevels base, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             ProcessLevels now = now();
@@ -39,7 +39,7 @@ record ProcessLevels(List<String> threads, int fds, int inotifyWatches) {
     }
 
     /** Threads alive now that {@code base} did not have, by name (a name counts as often as threads carry it). */
-    List<String> threadsBeyond(ProcessLevels base) {
+    public List<String> threadsBeyond(ProcessLevels base) {
         List<String> extra = new java.util.ArrayList<>(threads);
         for (String n : base.threads) extra.remove(n);
         return extra;
