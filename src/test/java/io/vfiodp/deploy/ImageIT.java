@@ -209,6 +209,8 @@ class ImageIT {
                     dir.resolve("serve.log"));
             try {
                 kubelet.awaitRegistrations(List.of("example.com/T4_OVER_TLS"), 1, Duration.ofSeconds(30));
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError("serve's output:\n" + Files.readString(dir.resolve("serve.log")), e);
             } finally {
                 stop(p);
             }
