@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.vfiodp.plugin.kubelet.KubeletSimulator;
 import io.vfiodp.plugin.kubelet.Watch;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +21,34 @@ class ServeProcessTest {
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
 
     @TempDir Path dir;
+
+    @Test
+    void startingRunsNoOtherProgram() throws Exception {
+        try (KubeletSimulator kubelet = KubeletSimulator.start(dir)) {
+            Process serve = ServeJvm.start(T4_NUMA, dir, dir.resolve("serve.log"));
+            try {
+                kubelet.awaitRegistrations(List.of(T4), 1, Duration.ofSeconds(20));
+
+                // The JDK starts its "process reaper" thread with the first child process and keeps it for a
+                // minute: JNA used to run ldconfig -p here when the VFIO check loaded libc.
+                assertThat(threadNames(serve.pid())).isNotEmpty().doesNotContain("process reaper");
+            } finally {
+                serve.destroyForcibly().waitFor();
+            }
+        }
+    }
+
+    private static List<String> threadNames(long pid) throws Exception {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            return tasks.map(t -> {
+                try {
+                    return Files.readString(t.resolve("comm")).strip();
+                } catch (java.io.IOException gone) {
+                    return "";
+                }
+            }).filter(n -> !n.isEmpty()).toList();
+        }
+    }
 
     @Test
     void sigtermSendsAFinalEmptyListRemovesTheSocketsAndExitsZero() throws Exception {
