@@ -209,7 +209,8 @@ final class ServeCommand implements Callable<Integer> {
         Optional<VgpuOptions.Managed> managed = Optional.empty();
         try {
             SysfsScanner scanner = new SysfsScanner(host.sysfsRoot(), host.devRoot());
-            NodeStateSource source = new ScanPolicySource(scanner::scan, configs, () -> PciIds.load(host.pciIds()), Optional.of(problems));
+            NodeStateSource source = new ScanPolicySource(scanner::scan, configs, vendors -> PciIds.load(host.pciIds(), vendors),
+                    Optional.of(problems));
             if (vgpu.manage()) {
                 Optional<KubeVirtPolicyFollower> f = follower;
                 managed = Optional.of(vgpu.managed(host, scanner::scan, source, client, node,

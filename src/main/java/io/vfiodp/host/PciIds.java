@@ -1,5 +1,6 @@
 package io.vfiodp.host;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,19 +13,21 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.zip.GZIPInputStream;
 
 /**
  * The pci.ids database: vendor and device names by id.
  *
- * <p>Loading only finds where each vendor's block starts (one pass over the bytes, stopping at
- * the device-class section); a vendor's device lines are parsed the first time one of its
- * devices is looked up. The serve command must register with the kubelet within a second of
- * start, and a full parse of ~36,000 lines on a cold JVM would eat a good part of that. The
- * vendor and device lines stay in memory as text for those later look-ups (0.75 of the file's
- * 1.4 MB, most of the plugin's live heap otherwise); comments, blank and subsystem lines and
- * the class section are never parsed, so loading drops them.
+ * <p>Reading streams the file once up to the device-class section and keeps only the vendor
+ * lines and the device lines of the vendors asked for ({@link #load(Optional, Set)}; all of
+ * them with {@link #load(Optional)}): comments, blank and subsystem lines are dropped as they
+ * go by. The plugin names the devices of the vendors on its host, a few hundred lines out of
+ * ~36,000; holding the whole database (0.75 MB even without the dropped lines) was most of its
+ * live heap, and reading it into one array before filtering put 3 MB of garbage into the old
+ * generation at start. A vendor's device lines are parsed the first time one of its devices
+ * is looked up.
  *
  * <p>Safe for concurrent look-ups: the per-vendor cache is a concurrent map of immutable maps.
  */
@@ -36,55 +39,75 @@ public final class PciIds {
 
     static final String BUNDLED_RESOURCE = "/pci.ids.gz";
     static final String BUNDLED_SOURCE = "bundled pci.ids (jar:" + BUNDLED_RESOURCE + ")";
+    private static final int CHUNK = 64 * 1024;
 
     private final String source;
     private final byte[] text;
+    /** The vendors whose device lines were kept; empty: all. */
+    private final Optional<Set<Integer>> deviceVendors;
     /** vendor id → {start of the vendor line, end of its block}. */
     private final Map<Integer, int[]> vendorBlocks;
     private final Map<Integer, Map<Integer, String>> devicesByVendor = new ConcurrentHashMap<>();
 
-    private PciIds(String source, byte[] text, Map<Integer, int[]> vendorBlocks) {
+    private PciIds(String source, byte[] text, Optional<Set<Integer>> deviceVendors, Map<Integer, int[]> vendorBlocks) {
         this.source = source;
         this.text = text;
+        this.deviceVendors = deviceVendors;
         this.vendorBlocks = vendorBlocks;
     }
 
     /**
      * The explicit file when given (an error naming it when it cannot be read), else the first
-     * of {@link #SYSTEM_LOCATIONS} that exists, else the copy bundled in the jar.
+     * of {@link #SYSTEM_LOCATIONS} that exists, else the copy bundled in the jar; every vendor's
+     * device names.
      */
     public static PciIds load(Optional<Path> explicit) throws IOException {
-        return load(explicit, SYSTEM_LOCATIONS);
+        return load(explicit, SYSTEM_LOCATIONS, Optional.empty());
+    }
+
+    /** As {@link #load(Optional)}, with the device names of {@code deviceVendors} only (vendor names of all). */
+    public static PciIds load(Optional<Path> explicit, Set<Integer> deviceVendors) throws IOException {
+        return load(explicit, SYSTEM_LOCATIONS, Optional.of(Set.copyOf(deviceVendors)));
     }
 
     static PciIds load(Optional<Path> explicit, List<Path> systemLocations) throws IOException {
+        return load(explicit, systemLocations, Optional.empty());
+    }
+
+    static PciIds load(Optional<Path> explicit, List<Path> systemLocations, Optional<Set<Integer>> deviceVendors) throws IOException {
         if (explicit.isPresent()) {
-            return read(explicit.get());
+            return read(explicit.get(), deviceVendors);
         }
         for (Path candidate : systemLocations) {
             if (Files.isRegularFile(candidate)) {
-                return read(candidate);
+                return read(candidate, deviceVendors);
             }
         }
-        return bundled();
+        return bundled(deviceVendors);
     }
 
     /** The copy in the jar (Debian's pci.ids 2023.04.10). */
     public static PciIds bundled() throws IOException {
+        return bundled(Optional.empty());
+    }
+
+    private static PciIds bundled(Optional<Set<Integer>> deviceVendors) throws IOException {
         try (InputStream in = PciIds.class.getResourceAsStream(BUNDLED_RESOURCE)) {
             if (in == null) throw new IOException(BUNDLED_SOURCE + " is missing from the class path");
-            return parse(BUNDLED_SOURCE, in.readAllBytes());
+            return parse(BUNDLED_SOURCE, in, deviceVendors);
         }
     }
 
-    private static PciIds read(Path file) throws IOException {
-        byte[] content;
+    private static PciIds read(Path file, Optional<Set<Integer>> deviceVendors) throws IOException {
+        InputStream in;
         try {
-            content = Files.readAllBytes(file);
+            in = Files.newInputStream(file);
         } catch (IOException e) {
             throw new IOException("cannot read pci.ids database " + file + ": " + describe(e), e);
         }
-        return parse(file.toString(), content);
+        try (in) {
+            return parse(file.toString(), in, deviceVendors);
+        }
     }
 
     private static String describe(IOException e) {
@@ -98,52 +121,93 @@ public final class PciIds {
      * messages. Throws when the content holds no vendor line at all.
      */
     public static PciIds parse(String source, byte[] content) throws IOException {
-        byte[] plain = withoutUnreadLines(isGzip(content) ? gunzip(source, content) : content);
-        Map<Integer, int[]> blocks = indexVendors(plain);
+        return parse(source, new ByteArrayInputStream(content), Optional.empty());
+    }
+
+    private static PciIds parse(String source, InputStream raw, Optional<Set<Integer>> deviceVendors) throws IOException {
+        BufferedInputStream in = new BufferedInputStream(raw, CHUNK);
+        in.mark(2);
+        boolean gzip = in.read() == 0x1f && in.read() == 0x8b;
+        in.reset();
+        byte[] kept;
+        try {
+            kept = keptLines(gzip ? new GZIPInputStream(in, CHUNK) : in, deviceVendors);
+        } catch (IOException e) {
+            throw new IOException(gzip ? "pci.ids database " + source + " is gzip-compressed but cannot be decompressed: " + e.getMessage()
+                    : "cannot read pci.ids database " + source + ": " + describe(e), e);
+        }
+        Map<Integer, int[]> blocks = indexVendors(kept);
         if (blocks.isEmpty()) {
             throw new IOException("pci.ids database " + source + " has no vendor lines ('vvvv  Vendor name'): not a pci.ids file");
         }
-        return new PciIds(source, plain, Collections.unmodifiableMap(blocks));
-    }
-
-    private static boolean isGzip(byte[] b) {
-        return b.length >= 2 && (b[0] & 0xff) == 0x1f && (b[1] & 0xff) == 0x8b;
-    }
-
-    private static byte[] gunzip(String source, byte[] content) throws IOException {
-        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(content), 64 * 1024)) {
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new IOException("pci.ids database " + source + " is gzip-compressed but cannot be decompressed: " + e.getMessage(), e);
-        }
+        return new PciIds(source, kept, deviceVendors, Collections.unmodifiableMap(blocks));
     }
 
     /**
-     * The lines up to the device-class section without comments, blank lines and subsystem lines
-     * (two tabs): neither {@link #indexVendors} nor {@link #parseDevices} reads them.
+     * The vendor lines, and the device lines (one tab) of the vendors {@code deviceVendors}
+     * holds, up to the device-class section; read a chunk at a time.
      */
-    private static byte[] withoutUnreadLines(byte[] t) {
-        byte[] kept = new byte[t.length];
+    private static byte[] keptLines(InputStream in, Optional<Set<Integer>> deviceVendors) throws IOException {
+        byte[] buf = new byte[CHUNK];
+        byte[] out = new byte[deviceVendors.isPresent() ? CHUNK : 16 * CHUNK];
+        int outLength = 0;
         int length = 0;
-        int pos = 0;
-        int n = t.length;
-        while (pos < n) {
-            int lineStart = pos;
-            while (pos < n && t[pos] != '\n') pos++;
-            pos = Math.min(pos + 1, n);
-            byte first = t[lineStart];
-            if (first == 'C' && lineStart + 1 < n && t[lineStart + 1] == ' ') break;
-            boolean subsystem = first == '\t' && lineStart + 1 < n && t[lineStart + 1] == '\t';
-            if (first == '#' || first == '\n' || first == '\r' || subsystem) continue;
-            System.arraycopy(t, lineStart, kept, length, pos - lineStart);
-            length += pos - lineStart;
+        boolean keepDevices = false;
+        boolean end = false;
+        while (!end) {
+            if (length == buf.length) buf = Arrays.copyOf(buf, buf.length * 2); // a line longer than the buffer
+            int n = in.read(buf, length, buf.length - length);
+            boolean eof = n < 0;
+            if (!eof) length += n;
+            int pos = 0;
+            while (pos < length) {
+                int eol = pos;
+                while (eol < length && buf[eol] != '\n') eol++;
+                if (eol == length && !eof) break; // the rest of this line is in the next chunk
+                int next = Math.min(eol + 1, length);
+                byte first = buf[pos];
+                boolean keep = false;
+                if (first == 'C' && pos + 1 < length && buf[pos + 1] == ' ') {
+                    end = true; // the device-class section follows the vendor list; nothing in it is ours
+                    break;
+                } else if (first == '\t') {
+                    keep = keepDevices && pos + 1 < eol && buf[pos + 1] != '\t';
+                } else if (first != '#') {
+                    int id = hex4(buf, pos, eol);
+                    if (id >= 0 && pos + 4 < eol && buf[pos + 4] == ' ') {
+                        keep = true;
+                        keepDevices = deviceVendors.map(v -> v.contains(id)).orElse(true);
+                    }
+                }
+                if (keep) {
+                    int lineLength = next - pos;
+                    if (outLength + lineLength + 1 > out.length) out = Arrays.copyOf(out, Math.max(out.length * 2, outLength + lineLength + 1));
+                    System.arraycopy(buf, pos, out, outLength, lineLength);
+                    outLength += lineLength;
+                    if (buf[next - 1] != '\n') out[outLength++] = '\n';
+                }
+                pos = next;
+            }
+            if (eof) end = true;
+            System.arraycopy(buf, pos, buf, 0, length - pos);
+            length -= pos;
         }
-        return Arrays.copyOf(kept, length);
+        return Arrays.copyOf(out, outLength);
     }
 
     /** Bytes of pci.ids text held for look-ups. */
     int retainedBytes() {
         return text.length;
+    }
+
+    /** True when this database holds the device names of every vendor in {@code vendors}. */
+    public boolean hasDeviceNamesOf(Set<Integer> vendors) {
+        return deviceVendors.map(v -> v.containsAll(vendors)).orElse(true);
+    }
+
+    /** The vendors whose device names this database holds; empty: all of them. */
+    public Optional<Set<Integer>> deviceVendors() {
+        return deviceVendors;
     }
 
     private static Map<Integer, int[]> indexVendors(byte[] t) {
@@ -159,7 +223,7 @@ public final class PciIds {
                 break;
             }
             if (first != '\t' && first != '#') {
-                int id = hex4(t, pos);
+                int id = hex4(t, pos, n);
                 if (id >= 0 && pos + 4 < n && t[pos + 4] == ' ') {
                     if (open != null) open[1] = lineStart;
                     open = new int[] {lineStart, n};
@@ -174,9 +238,9 @@ public final class PciIds {
         return blocks;
     }
 
-    /** Four hex digits at {@code at} as a number, or -1. */
-    private static int hex4(byte[] t, int at) {
-        if (at + 4 > t.length) return -1;
+    /** Four hex digits at {@code at} (before {@code limit}) as a number, or -1. */
+    private static int hex4(byte[] t, int at, int limit) {
+        if (at + 4 > limit) return -1;
         int v = 0;
         for (int i = at; i < at + 4; i++) {
             int d = Character.digit(t[i], 16);
@@ -202,7 +266,11 @@ public final class PciIds {
         return Optional.of(name(block[0] + 4, end)).filter(s -> !s.isEmpty());
     }
 
+    /** The device's name; the vendor must be one whose device names this database holds ({@link #hasDeviceNamesOf}). */
     public Optional<String> deviceName(int vendor, int device) {
+        if (!hasDeviceNamesOf(Set.of(vendor))) {
+            throw new IllegalArgumentException(String.format("%s was read without the device names of vendor %04x", source, vendor));
+        }
         return Optional.ofNullable(devices(vendor).get(device));
     }
 
@@ -218,7 +286,7 @@ public final class PciIds {
         while (pos < end) {
             int eol = lineEnd(pos);
             if (t(pos) == '\t' && pos + 1 < eol && t(pos + 1) != '\t') {
-                int id = hex4(text, pos + 1);
+                int id = hex4(text, pos + 1, eol);
                 if (id >= 0 && pos + 5 < eol && t(pos + 5) == ' ') {
                     String name = name(pos + 5, eol);
                     if (!name.isEmpty()) out.putIfAbsent(id, name);

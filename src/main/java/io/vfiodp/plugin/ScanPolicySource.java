@@ -9,11 +9,13 @@ import io.vfiodp.policy.PolicyProblem;
 import io.vfiodp.policy.PolicyResult;
 import io.vfiodp.policy.config.PermittedConfigSource;
 import io.vfiodp.policy.config.PermittedHostDevices;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Callable;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +40,7 @@ public final class ScanPolicySource implements NodeStateSource {
 
     private final Supplier<HostSnapshot> scan;
     private final PermittedConfigSource configs;
-    private final Callable<PciIds> pciIdsLoader;
+    private final PciIdsLoader pciIdsLoader;
     private final Optional<ProblemSink> problemSink;
     private volatile PciIds pciIds;
     // Calls come one after another (start, then the rescan thread); remembered to log a problem once, not every rescan.
@@ -48,15 +50,22 @@ public final class ScanPolicySource implements NodeStateSource {
     private volatile Optional<PermittedHostDevices> lastPermitted = Optional.empty();
 
     public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, PciIds pciIds) {
-        this(scan, PermittedConfigSource.file(config), () -> pciIds, Optional.empty());
+        this(scan, PermittedConfigSource.file(config), vendors -> pciIds, Optional.empty());
+    }
+
+    /** Reads the pci.ids database with the device names of at least the given vendors. */
+    @FunctionalInterface
+    public interface PciIdsLoader {
+        PciIds load(Set<Integer> deviceVendors) throws IOException;
     }
 
     /**
-     * @param pciIdsLoader loaded on the first {@link #read()}
+     * @param pciIdsLoader loaded on the first {@link #read()} for the vendors on the host, and again
+     *                     when a scan finds a device of a vendor it was not loaded for
      * @param problemSink  takes over reporting the policy's configuration problems (otherwise
      *                     they are logged here, once each)
      */
-    public ScanPolicySource(Supplier<HostSnapshot> scan, PermittedConfigSource configs, Callable<PciIds> pciIdsLoader,
+    public ScanPolicySource(Supplier<HostSnapshot> scan, PermittedConfigSource configs, PciIdsLoader pciIdsLoader,
             Optional<ProblemSink> problemSink) {
         this.scan = scan;
         this.configs = configs;
@@ -64,12 +73,16 @@ public final class ScanPolicySource implements NodeStateSource {
         this.problemSink = problemSink;
     }
 
-    private PciIds pciIds() {
+    private PciIds pciIds(HostSnapshot snapshot) {
+        Set<Integer> vendors = new HashSet<>();
+        snapshot.functions().values().forEach(f -> vendors.add(f.vendor()));
         PciIds ids = pciIds;
-        if (ids == null) {
+        if (ids == null || !ids.hasDeviceNamesOf(vendors)) {
+            // what it had plus what is new: a device that comes and goes does not make every pass read the file
+            if (ids != null) ids.deviceVendors().ifPresent(vendors::addAll);
             try {
-                ids = pciIdsLoader.call();
-            } catch (Exception e) {
+                ids = pciIdsLoader.load(vendors);
+            } catch (IOException e) {
                 throw new IllegalStateException(e.getMessage(), e);
             }
             pciIds = ids;
@@ -86,7 +99,7 @@ public final class ScanPolicySource implements NodeStateSource {
 
     private Evaluation evaluate(PermittedConfigSource.Current config) {
         HostSnapshot snapshot = scan.get();
-        return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, config.permitted(), pciIds()), config.warnings(), config.origin());
+        return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, config.permitted(), pciIds(snapshot)), config.warnings(), config.origin());
     }
 
     @Override

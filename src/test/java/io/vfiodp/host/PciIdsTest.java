@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -102,6 +103,68 @@ class PciIdsTest {
                 """;
 
         assertThat(sample().retainedBytes()).isEqualTo(read.getBytes(StandardCharsets.UTF_8).length);
+    }
+
+    @Test
+    void holdsTheDeviceLinesOfTheVendorsAskedForOnly(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("pci.ids");
+        Files.writeString(file, SAMPLE);
+        String read = """
+                8086  Intel Corporation
+                10de  NVIDIA Corporation
+                \t1eb8  TU104GL [Tesla T4]
+                \t1e89  TU104 [GeForce RTX 2060]\r
+                \t1af1  GA100 [A100 NVSwitch]
+                15cf  Hilscher Gesellschaft für Systemautomation mbH
+                ffff  Illegal Vendor ID
+                """;
+
+        PciIds ids = PciIds.load(Optional.of(file), Set.of(0x10de));
+
+        assertThat(ids.retainedBytes()).isEqualTo(read.getBytes(StandardCharsets.UTF_8).length);
+        assertThat(ids.deviceName(0x10de, 0x1eb8)).contains("TU104GL [Tesla T4]");
+        assertThat(ids.vendorName(0x8086)).contains("Intel Corporation");
+        assertThat(ids.hasDeviceNamesOf(Set.of(0x10de))).isTrue();
+        assertThat(ids.hasDeviceNamesOf(Set.of(0x10de, 0x8086))).isFalse();
+        assertThatThrownBy(() -> ids.deviceName(0x8086, 0x1520)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(file + " was read without the device names of vendor 8086");
+    }
+
+    @Test
+    void aDatabaseLargerThanAReadChunkLosesNoLineAtTheChunkEdges() throws IOException {
+        StringBuilder content = new StringBuilder();
+        for (int vendor = 0x1000; vendor < 0x1000 + 1500; vendor++) {
+            content.append(String.format("%04x  Vendor %d%n", vendor, vendor));
+            for (int device = 0; device < 8; device++) {
+                content.append(String.format("\t%04x  Device %d of vendor %d%n", device, device, vendor));
+                content.append(String.format("\t\t%04x %04x  a subsystem line%n", vendor, device));
+            }
+        }
+        // one line longer than the 64 KiB read buffer
+        content.append("\tffff  ").append("x".repeat(100_000)).append('\n');
+
+        PciIds ids = PciIds.parse("large", content.toString().getBytes(StandardCharsets.UTF_8));
+
+        assertThat(content.length()).isGreaterThan(10 * 64 * 1024);
+        for (int vendor = 0x1000; vendor < 0x1000 + 1500; vendor++) {
+            assertThat(ids.vendorName(vendor)).contains("Vendor " + vendor);
+            for (int device = 0; device < 8; device++) {
+                assertThat(ids.deviceName(vendor, device)).contains("Device " + device + " of vendor " + vendor);
+            }
+        }
+        assertThat(ids.deviceName(0x1000 + 1499, 0xffff)).hasValueSatisfying(name -> assertThat(name).hasSize(100_000));
+    }
+
+    @Test
+    void truncatedGzipContentIsAnErrorNamingTheSource() throws IOException {
+        ByteArrayOutputStream gz = new ByteArrayOutputStream();
+        try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
+            out.write(SAMPLE.getBytes(StandardCharsets.UTF_8));
+        }
+        byte[] truncated = java.util.Arrays.copyOf(gz.toByteArray(), gz.size() / 2);
+
+        assertThatThrownBy(() -> PciIds.parse("sample.gz", truncated)).isInstanceOf(IOException.class)
+                .hasMessageStartingWith("pci.ids database sample.gz is gzip-compressed but cannot be decompressed: ");
     }
 
     @Test

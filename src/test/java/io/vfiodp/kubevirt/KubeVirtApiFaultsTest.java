@@ -87,7 +87,7 @@ class KubeVirtApiFaultsTest {
         follower = KubeVirtPolicyFollower.start(pluginClient, Optional.of(NODE), PermittedConfigSource.file(Optional.empty()),
                 "default policy", new PluginMetrics(new PrometheusRegistry()), firstReadingWait, KubeVirtConfigWatcherTest.FAST);
         ScanPolicySource source = new ScanPolicySource(new SysfsScanner(T4_NUMA.resolve("sys"), T4_NUMA.resolve("dev"))::scan,
-                follower.configs(), () -> pciIds, Optional.of(follower.problems()::report));
+                follower.configs(), vendors -> pciIds, Optional.of(follower.problems()::report));
         runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofMillis(200)), source);
         follower.attach(runtime::rescanNow);
     }

@@ -89,7 +89,7 @@ class KubeVirtLiveReconcileTest {
         follower = KubeVirtPolicyFollower.start(pluginClient, Optional.of(NODE), PermittedConfigSource.file(Optional.empty()),
                 "default policy", new PluginMetrics(registry), firstReadingWait, KubeVirtConfigWatcherTest.FAST);
         ScanPolicySource source = new ScanPolicySource(new SysfsScanner(node.resolve("sys"), node.resolve("dev"))::scan,
-                follower.configs(), () -> pciIds, Optional.of(follower.problems()::report));
+                follower.configs(), vendors -> pciIds, Optional.of(follower.problems()::report));
         runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)), source);
         follower.attach(runtime::rescanNow);
     }
