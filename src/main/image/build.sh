@@ -82,14 +82,18 @@ cp "$src/jvm.options" "$out/lib/jvm.options"
 cp "$src/vfio-device-plugin" "$out/bin/vfio-device-plugin"
 chmod 755 "$out/bin/vfio-device-plugin"
 
-# Training run: the archive holds every class `demo` loads (scan, policy, the gRPC servers and
-# registration, Allocate, the launcher side), parsed and linked, mapped at each start instead;
-# made with the shipped flags so that it matches the JVM settings it is used with. JDK 25+ writes
-# an AOT cache: the JDK's and the plugin's classes in one static archive, loaded and linked
-# before main runs (serve starts faster than on the dynamic archive: README, "Deployment");
-# -XX:SharedArchiveFile maps it like any static archive, so the launcher is the same for both.
-# Up to JDK 24 (no one-step -XX:AOTCacheOutput) it is a dynamic archive on top of the runtime's
-# default one (jlink --generate-cds-archive).
+# Training run: the archive holds every class `serve` loads in the demo (scan, policy, the gRPC
+# servers and registration, Allocate, the metrics endpoints), parsed and linked, mapped at each
+# start instead. The demo runs serve as a process of its own next to its kubelet simulator, and
+# only that process writes the archive: none of the demo's own classes (inventory, simulator,
+# printers) are in it, as serve on a node never loads them. That process runs with the shipped
+# flags and the launcher's native library path, so that the archive matches the JVM it is used
+# with. JDK 25+ writes an AOT cache: the JDK's and the plugin's classes in one static archive,
+# loaded and linked before main runs (serve starts faster than on the dynamic archive: README,
+# "Deployment"); -XX:SharedArchiveFile maps it like any static archive, so the launcher is the
+# same for both. Up to JDK 24 (no one-step -XX:AOTCacheOutput) it is a dynamic archive on top of
+# the runtime's default one (jlink --generate-cds-archive). Both are written as serve exits on
+# the demo's SIGTERM.
 if [ "$feature" -ge 25 ]; then
     training="-XX:AOTCacheOutput=$out/lib/vfio-device-plugin.jsa"
 else
@@ -97,8 +101,10 @@ else
 fi
 work=$(mktemp -d)
 log="$out.training.log"
-if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" "$training" \
-        -jar "$out/lib/vfio-device-plugin.jar" demo >"$log" 2>&1); then
+if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" -jar "$out/lib/vfio-device-plugin.jar" demo \
+        "--serve-java-option=@$out/lib/jvm.options" "--serve-java-option=$training" \
+        "--serve-java-option=-Djava.library.path=$out/lib/native" "--serve-java-option=-Djna.boot.library.path=$out/lib/native" \
+        >"$log" 2>&1); then
     rm -rf "$work"
     echo "image: the training run (demo) failed; its output:" >&2
     cat "$log" >&2

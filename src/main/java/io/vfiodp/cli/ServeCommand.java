@@ -110,15 +110,10 @@ final class ServeCommand implements Callable<Integer> {
      * The serving session (runtime, /dev/vfio watch, metrics endpoints), the vGPU layout manager and,
      * with {@code --kubevirt auto}, what follows the KubeVirt CR; closed in that order.
      */
-    record Serving(ServeSession session, Optional<VgpuOptions.Managed> vgpu, Optional<KubeVirtPolicyFollower> follower,
-                   Optional<KubernetesClient> client) implements AutoCloseable {
+    private record Serving(ServeSession session, Optional<VgpuOptions.Managed> vgpu, Optional<KubeVirtPolicyFollower> follower,
+                           Optional<KubernetesClient> client) implements AutoCloseable {
         PluginRuntime runtime() {
             return session.runtime();
-        }
-
-        /** The bound port of /metrics, /healthz and /readyz; empty with {@code --metrics-address ""}. */
-        Optional<Integer> metricsPort() {
-            return session.metricsPort();
         }
 
         @Override
@@ -163,12 +158,8 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    /**
-     * Starts everything {@code serve} runs, as its options say, and returns it serving: {@link #call}
-     * then waits for SIGTERM; {@code demo} runs its kubelet simulator against it. The caller closes it.
-     */
-    Serving start() throws IOException {
-        // Not a static field: picocli instantiates every command at start, and demo sets the log level before slf4j starts.
+    /** Starts everything {@code serve} runs, as its options say, and returns it serving; {@link #call} then waits for SIGTERM. */
+    private Serving start() throws IOException {
         Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
         log.info("serve: sysfs {}, dev {}, device-plugin dir {}, rescan every {}, metrics on {}; permitted devices from {}{}", host.sysfsRoot(),
                 host.devRoot(), devicePluginDir, rescanInterval, metricsAddress.isBlank() ? "(disabled)" : metricsAddress,

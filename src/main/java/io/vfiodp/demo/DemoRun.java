@@ -25,7 +25,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The whole flow on a fixture node bundled in the jar: scan and policy (printed as the
- * inventory), {@code serve} started as the DaemonSet starts it, registering with an in-process
+ * inventory), {@code serve} started as a process of its own, registering with an in-process
  * kubelet simulator over unix sockets, what its health and metrics endpoints answer, one
  * allocation per resource as the kubelet would ask for it, then a clean shutdown.
  */
@@ -38,17 +38,31 @@ public final class DemoRun {
     private static final Set<String> SHOWN_METRICS = Set.of("vfio_dp_devices", "vfio_dp_registrations_total", "vfio_dp_vfio_available");
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    /** Starts {@code serve} with these options and returns it serving. */
+    /**
+     * Starts {@code serve} with these options and returns it serving its metrics endpoint.
+     *
+     * @throws ServeFailure when it ends or fails before serving
+     */
     @FunctionalInterface
     public interface ServeStarter {
         RunningServe start(List<String> serveOptions) throws IOException;
     }
 
-    /** {@code serve}, started; closing it stops it the way SIGTERM does. */
+    /** {@code serve}, started as a process of its own. */
     public interface RunningServe extends AutoCloseable {
+        long pid();
+
         /** The port of its /metrics, /healthz and /readyz. */
         int metricsPort();
 
+        /** For an error about it: whether it still runs (or how it ended) and its last output lines. */
+        String state();
+
+        /**
+         * Stops it with SIGTERM, as the kubelet's pod shutdown does, and waits for it to end.
+         *
+         * @throws ServeFailure when it does not end in time or ends with a status other than 0
+         */
         @Override
         void close();
     }
@@ -59,7 +73,7 @@ public final class DemoRun {
     private final List<AllocationPrinter> printers;
     private final ServeStarter serve;
 
-    /** @param serve how the demo starts its plugin side: the {@code serve} command's own start path */
+    /** @param serve how the demo starts its plugin side */
     public DemoRun(PrintWriter out, List<AllocationPrinter> printers, ServeStarter serve) {
         this.out = out;
         this.printers = List.copyOf(printers);
@@ -106,11 +120,14 @@ public final class DemoRun {
         List<String> names = resources.stream().map(r -> r.name().value()).toList();
         out.println();
         List<String> options = serveOptions(node, pluginDir);
-        out.println("== Kubelet simulator on " + pluginDir.resolve(KubeletSimulator.SOCKET) + "; starting serve against it:");
+        out.println("== Kubelet simulator on " + pluginDir.resolve(KubeletSimulator.SOCKET)
+                + " (in this process); starting serve against it as a process of its own, as on a node:");
         out.println("   serve " + String.join(" ", options));
+        out.flush();
         try (KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
             try (RunningServe serving = serve.start(options)) {
-                kubelet.awaitRegistrations(names, 1, WAIT);
+                out.println("   serve runs as process " + serving.pid());
+                awaitRegistrations(kubelet, names, serving);
                 printRegistrations(kubelet, names);
                 printEndpoints(serving.metricsPort());
                 printAllocations(kubelet, resources);
@@ -120,6 +137,14 @@ public final class DemoRun {
                     + (onlyKubeletSocketLeft(pluginDir) ? "" : " (some sockets are still there!)"));
         }
         out.flush();
+    }
+
+    private static void awaitRegistrations(KubeletSimulator kubelet, List<String> names, RunningServe serving) throws InterruptedException {
+        try {
+            kubelet.awaitRegistrations(names, 1, WAIT);
+        } catch (TimeoutException e) {
+            throw new ServeFailure("serve did not register with the kubelet simulator: " + e.getMessage() + "; " + serving.state());
+        }
     }
 
     private boolean onlyKubeletSocketLeft(Path pluginDir) throws IOException {

@@ -9,6 +9,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -30,10 +31,17 @@ class DemoCommandTest {
         output = out.toString();
     }
 
-    private static int demo(StringWriter out) {
+    private static int demo(StringWriter out, String... options) {
+        return demo(out, new StringWriter(), options);
+    }
+
+    private static int demo(StringWriter out, StringWriter err, String... options) {
         CommandLine cl = Main.commandLine();
         cl.setOut(new PrintWriter(out));
-        return cl.execute("demo");
+        cl.setErr(new PrintWriter(err));
+        List<String> args = new ArrayList<>(List.of("demo"));
+        args.addAll(List.of(options));
+        return cl.execute(args.toArray(String[]::new));
     }
 
     private static String group(String regex, String in) {
@@ -70,6 +78,46 @@ class DemoCommandTest {
     }
 
     @Test
+    void demoRunsServeAsAProcessOfItsOwnThatHasEndedWhenItReturns() {
+        long pid = Long.parseLong(group("\n   serve runs as process (\\d+)\n", output));
+
+        assertThat(pid).isNotEqualTo(ProcessHandle.current().pid());
+        assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)).isEmpty();
+    }
+
+    /**
+     * What the image's build trains its class archive with: the options reach the plugin process,
+     * which loads serve's classes and not the demo's own (the kubelet simulator).
+     */
+    @Test
+    void serveJavaOptionsGoToThePluginProcess(@TempDir Path tmp) throws Exception {
+        Path log = tmp.resolve("serve-jvm.log");
+
+        int exit = demo(new StringWriter(), "--serve-java-option=-XX:+UseParallelGC", "--serve-java-option=-Xlog:gc,class+load:file=" + log);
+
+        assertThat(exit).isZero();
+        assertThat(Files.readString(log)).contains("Using Parallel", "io.vfiodp.cli.ServeCommand source:")
+                .doesNotContain("io.vfiodp.plugin.kubelet.KubeletSimulator");
+    }
+
+    @Test
+    void aPluginProcessThatCannotStartEndsTheDemoWithItsStatusAndOutput() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+
+        int exit = demo(out, err, "--serve-java-option=-XX:+NoSuchOptionForTheDemo");
+
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString()).matches("""
+                vfio-device-plugin demo: serve ended before serving; the plugin process \\(pid \\d+\\) exited with status 1; its last output lines:
+                  Unrecognized VM option 'NoSuchOptionForTheDemo'
+                  Error: Could not create the Java Virtual Machine.
+                  Error: A fatal exception has occurred. Program will exit.
+                """);
+        assertThat(out.toString()).doesNotContain("== Registrations");
+    }
+
+    @Test
     void demoPrintsWhatServesProbesAnswerOverHttp() {
         assertThat(output).containsPattern("\n== Health and metrics \\(what serve's HTTP endpoints answer, on http://127\\.0\\.0\\.1:\\d+\\)\n"
                 + "  GET /healthz  200  ok: reconcile loop answered in \\d+ ms\n"
@@ -91,11 +139,12 @@ class DemoCommandTest {
 
     /**
      * Run with {@code --verbose} in a JVM of its own (slf4j-simple fixes its level once per JVM):
-     * the log lines of serve's own start, the VFIO check on the node's {@code dev/vfio/vfio} and
-     * the metrics server the section above was read from.
+     * the plugin process' log lines on the demo's stderr, from serve's own start, the VFIO check on
+     * the node's {@code dev/vfio/vfio} and the metrics server the section above was read from to
+     * the shutdown SIGTERM starts.
      */
     @Test
-    void demoStartsThePluginThroughServesOwnStartPath(@TempDir Path tmp) throws Exception {
+    void demoVerboseShowsThePluginProcessLogLines(@TempDir Path tmp) throws Exception {
         Process p = new ProcessBuilder(ServeJvm.command(List.of("demo", "--verbose")))
                 .redirectOutput(tmp.resolve("out").toFile()).redirectError(tmp.resolve("err").toFile()).start();
         try {
@@ -114,14 +163,16 @@ class DemoCommandTest {
                         + "/device-plugins, rescan every PT30S, metrics on 127.0.0.1:0; permitted devices from the default NVIDIA naming\n",
                 "WARN VFIO unavailable: " + work + "/node/dev/vfio/vfio: VFIO_GET_API_VERSION failed: errno 25 (Inappropriate ioctl for device)\n",
                 "INFO metrics on http://127.0.0.1:" + port + "/metrics, probes /healthz and /readyz\n",
-                "INFO nvidia.com/TU104GL_TESLA_T4: registered with the kubelet (endpoint vfio-dp-nvidia.com_TU104GL_TESLA_T4.sock)\n");
+                "INFO nvidia.com/TU104GL_TESLA_T4: registered with the kubelet (endpoint vfio-dp-nvidia.com_TU104GL_TESLA_T4.sock)\n",
+                "INFO nvidia.com/TU104GL_TESLA_T4: stopped; socket vfio-dp-nvidia.com_TU104GL_TESLA_T4.sock removed\n");
     }
 
     /**
      * A second run, so that the baseline already holds what the first one opened for good (the
-     * class path's jars). The JDK's keep-alive timer is not counted: HttpURLConnection starts it
-     * for every connection it could keep, and it ends by itself 5-10 s later; the connections
-     * themselves are closed (the file descriptors say so).
+     * class path's jars). Two JDK threads are not counted, as each ends by itself: the keep-alive
+     * timer HttpURLConnection starts for every connection it could keep (5-10 s later; the
+     * connections themselves are closed, the file descriptors say so), and the process reaper that
+     * waited for the plugin process (a pooled thread, 60 s after its last child).
      */
     @Test
     void demoLeavesNoThreadFileDescriptorOrWatchBehind() throws Exception {
@@ -130,7 +181,7 @@ class DemoCommandTest {
         assertThat(demo(new StringWriter())).isZero();
 
         ProcessLevels after = ProcessLevels.onceBackTo(before, Duration.ofSeconds(3));
-        assertThat(after.threadsBeyond(before)).filteredOn(t -> !t.equals("Keep-Alive-Timer")).isEmpty();
+        assertThat(after.threadsBeyond(before)).filteredOn(t -> !t.equals("Keep-Alive-Timer") && !t.equals("process reaper")).isEmpty();
         assertThat(after.fds()).isLessThanOrEqualTo(before.fds());
         assertThat(after.inotifyWatches()).isLessThanOrEqualTo(before.inotifyWatches());
     }

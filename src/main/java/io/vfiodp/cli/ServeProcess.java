@@ -1,0 +1,200 @@
+package io.vfiodp.cli;
+
+import io.vfiodp.demo.DemoRun;
+import io.vfiodp.demo.ServeFailure;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.Charset;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The demo's plugin side: {@code serve} in a JVM of its own, next to the demo's kubelet simulator,
+ * as the kubelet and the plugin are two processes on a node. The image's build trains its class
+ * archive on this process alone, so the archive holds what {@code serve} loads and nothing the
+ * demo's own side (inventory, simulator, printers) needs.
+ */
+final class ServeProcess implements DemoRun.RunningServe {
+
+    /** What serve logs (at INFO) once its endpoints listen. */
+    private static final Pattern METRICS_LINE = Pattern.compile("metrics on http://\\S+:(\\d+)/metrics");
+    private static final int KEPT_LINES = 20;
+    /** A JVM start with serve's scan and servers; generous for a busy 2-core build machine. */
+    private static final Duration START_WAIT = Duration.ofSeconds(30);
+    /** A JVM that writes an AOT cache or a dynamic archive as it exits takes a few seconds more. */
+    private static final Duration STOP_WAIT = Duration.ofSeconds(20);
+
+    private final Process process;
+    private final Thread reader;
+    private final ArrayDeque<String> lastLines = new ArrayDeque<>();
+    private final CompletableFuture<Integer> metricsPort = new CompletableFuture<>();
+
+    private ServeProcess(Process process, Optional<PrintWriter> forward) {
+        this.process = process;
+        this.reader = new Thread(() -> read(forward), "vfio-dp-demo-serve-output");
+        reader.start();
+    }
+
+    /**
+     * How the demo starts serve: this JVM's java, {@code javaOptions}, then this JVM's jar or
+     * class path (target/classes in tests).
+     *
+     * @param forward where the plugin's output lines go as they come; without it they are kept
+     *                for an error only
+     */
+    static DemoRun.ServeStarter starter(List<String> javaOptions, Optional<PrintWriter> forward) {
+        return serveOptions -> start(command(javaOptions, serveOptions), forward);
+    }
+
+    private static List<String> command(List<String> javaOptions, List<String> serveOptions) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(javaOptions);
+        String classPath = System.getProperty("java.class.path");
+        // From the jar, as the image's launcher runs it: -jar, whose manifest enables native access
+        // for netty and JNA, and the jar's path as this JVM got it, which an AOT cache made by the
+        // plugin process checks again when the launcher starts serve.
+        command.addAll(isThisJar(classPath) ? List.of("-jar", classPath) : List.of("-cp", classPath, Main.class.getName()));
+        command.add("serve");
+        command.addAll(serveOptions);
+        return command;
+    }
+
+    private static boolean isThisJar(String classPath) throws IOException {
+        if (classPath.contains(File.pathSeparator) || !classPath.endsWith(".jar") || !Files.isRegularFile(Path.of(classPath))) return false;
+        try (JarFile jar = new JarFile(classPath)) {
+            Manifest manifest = jar.getManifest();
+            return manifest != null && Main.class.getName().equals(manifest.getMainAttributes().getValue(Attributes.Name.MAIN_CLASS));
+        }
+    }
+
+    /** Starts {@code command} and returns once it logs its metrics address. */
+    static ServeProcess start(List<String> command, Optional<PrintWriter> forward) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectInput(new File("/dev/null"));
+        builder.environment().keySet().removeIf(ServeProcess::isNodeSetting);
+        ServeProcess serve = new ServeProcess(builder.start(), forward);
+        serve.awaitMetricsPort();
+        return serve;
+    }
+
+    /**
+     * The demo serves its own node with its own options, whatever the environment it runs in:
+     * a DaemonSet's {@code VFIO_DP_*} defaults and JVM options, a cluster's kubeconfig or node name.
+     */
+    static boolean isNodeSetting(String name) {
+        return name.startsWith("VFIO_DP_") || name.equals("KUBECONFIG") || name.equals("NODE_NAME") || name.equals("JDK_JAVA_OPTIONS");
+    }
+
+    private void read(Optional<PrintWriter> forward) {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), Charset.defaultCharset()))) {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                String l = line;
+                forward.ifPresent(w -> {
+                    w.println(l);
+                    w.flush();
+                });
+                synchronized (lastLines) {
+                    if (lastLines.size() == KEPT_LINES) lastLines.removeFirst();
+                    lastLines.addLast(line);
+                }
+                Matcher m = METRICS_LINE.matcher(line);
+                if (m.find()) metricsPort.complete(Integer.parseInt(m.group(1)));
+            }
+        } catch (IOException e) {
+            metricsPort.completeExceptionally(new UncheckedIOException("cannot read the plugin process' output", e));
+        }
+        metricsPort.completeExceptionally(new IllegalStateException("the plugin process' output ended"));
+    }
+
+    private void awaitMetricsPort() throws IOException {
+        try {
+            metricsPort.get(START_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            // its output ended: it has exited, or is about to
+            if (!waitFor(STOP_WAIT)) kill();
+            throw new ServeFailure("serve ended before serving; " + state());
+        } catch (TimeoutException e) {
+            kill();
+            throw new ServeFailure("serve logged no 'metrics on http://...' line within " + START_WAIT.toSeconds() + " s; " + state());
+        } catch (InterruptedException e) {
+            kill();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while starting serve", e);
+        }
+    }
+
+    private boolean waitFor(Duration timeout) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            while (true) {
+                try {
+                    boolean exited = process.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    if (exited) reader.join(timeout.toMillis());
+                    return exited;
+                } catch (InterruptedException e) {
+                    // the child must not outlive the demo: finish waiting, keep the interrupt
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
+        }
+    }
+
+    private void kill() {
+        process.destroyForcibly();
+        waitFor(STOP_WAIT);
+    }
+
+    @Override
+    public long pid() {
+        return process.pid();
+    }
+
+    @Override
+    public int metricsPort() {
+        return metricsPort.join();
+    }
+
+    @Override
+    public String state() {
+        String how = process.isAlive() ? "is running" : "exited with status " + process.exitValue();
+        List<String> lines;
+        synchronized (lastLines) {
+            lines = List.copyOf(lastLines);
+        }
+        if (lines.isEmpty()) return "the plugin process (pid " + pid() + ") " + how + " and printed nothing";
+        return "the plugin process (pid " + pid() + ") " + how + "; its last output lines:\n  " + String.join("\n  ", lines);
+    }
+
+    @Override
+    public void close() {
+        // Not Process.destroy(): it also closes the output pipe, and what serve logs as it stops
+        // would be lost, or kill what it starts as it exits (the JVM's AOT cache assembly) by SIGPIPE.
+        process.toHandle().destroy();
+        if (!waitFor(STOP_WAIT)) {
+            kill();
+            throw new ServeFailure("serve did not stop within " + STOP_WAIT.toSeconds() + " s of SIGTERM and was killed; " + state());
+        }
+        if (process.exitValue() != 0) throw new ServeFailure("serve did not stop cleanly on SIGTERM; " + state());
+    }
+}
