@@ -60,8 +60,8 @@ public final class ScanPolicySource implements NodeStateSource {
     }
 
     /**
-     * @param pciIdsLoader loaded on the first {@link #read()} for the vendors on the host, and again
-     *                     when a scan finds a device of a vendor it was not loaded for
+     * @param pciIdsLoader loaded on the first {@link #read()} for the vendors the policy names devices
+     *                     of on this host, and again when a scan finds one it was not loaded for
      * @param problemSink  takes over reporting the policy's configuration problems (otherwise
      *                     they are logged here, once each)
      */
@@ -74,8 +74,7 @@ public final class ScanPolicySource implements NodeStateSource {
     }
 
     private PciIds pciIds(HostSnapshot snapshot) {
-        Set<Integer> vendors = new HashSet<>();
-        snapshot.functions().values().forEach(f -> vendors.add(f.vendor()));
+        Set<Integer> vendors = new HashSet<>(PolicyEngine.vendorsNamed(snapshot));
         PciIds ids = pciIds;
         if (ids == null || !ids.hasDeviceNamesOf(vendors)) {
             // what it had plus what is new: a device that comes and goes does not make every pass read the file

@@ -34,6 +34,15 @@ public final class PolicyEngine {
 
     private PolicyEngine() {}
 
+    /**
+     * The vendors whose device names {@link #evaluate} may look up on this host: only the default
+     * naming reads pci.ids, and it names NVIDIA functions only.
+     */
+    public static Set<Integer> vendorsNamed(HostSnapshot snapshot) {
+        return snapshot.functions().values().stream().anyMatch(f -> f.vendor() == PciFunction.VENDOR_NVIDIA)
+                ? Set.of(PciFunction.VENDOR_NVIDIA) : Set.of();
+    }
+
     public static PolicyResult evaluate(HostSnapshot snapshot, Optional<PermittedHostDevices> config, PciIds pciIds) {
         return new Evaluation(snapshot, config.map(PermittedSelectors::of), pciIds).run();
     }
