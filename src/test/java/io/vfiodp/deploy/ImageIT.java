@@ -125,26 +125,21 @@ class ImageIT {
     @Test
     void serveRegistersWhenOnlyTmpIsWritable() throws Exception {
         // as in the DaemonSet: read-only root file system (no home directory to write), an emptyDir on /tmp
-        Path tmp = Files.createDirectory(dir.resolve("tmp"));
-        Path pluginDir = Files.createDirectory(dir.resolve("device-plugins"));
-        try (KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
-            Process p = serve(Map.of("HOME", "/dev/null", "JDK_JAVA_OPTIONS", "-Djava.io.tmpdir=" + tmp), pluginDir, dir.resolve("serve.log"));
-            try {
-                kubelet.awaitRegistrations(List.of(T4), 1, Duration.ofSeconds(30));
-            } finally {
-                stop(p);
-            }
-            assertThat(p.exitValue()).as(Files.readString(dir.resolve("serve.log"))).isZero();
-        }
+        assertServeRegistersAndExitsZero(Files.createDirectory(dir.resolve("tmp")).toString());
     }
 
     @Test
     void serveRegistersWithNoWritableDirectoryAtAll() throws Exception {
+        // a tmpdir no one can create files in, as /tmp on a read-only root file system without the emptyDir:
+        // the launcher's natives (lib/native) need no unpacking
+        assertServeRegistersAndExitsZero("/proc");
+    }
+
+    /** serve on the image, with no home directory to write and {@code tmpdir} as java.io.tmpdir, registers and exits 0 on SIGTERM. */
+    private void assertServeRegistersAndExitsZero(String tmpdir) throws Exception {
         Path pluginDir = Files.createDirectory(dir.resolve("device-plugins"));
         try (KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
-            // a tmpdir no one can create files in, as /tmp on a read-only root file system without the emptyDir:
-            // the launcher's natives (lib/native) need no unpacking
-            Process p = serve(Map.of("HOME", "/dev/null", "JDK_JAVA_OPTIONS", "-Djava.io.tmpdir=/proc"), pluginDir, dir.resolve("serve.log"));
+            Process p = serve(Map.of("HOME", "/dev/null", "JDK_JAVA_OPTIONS", "-Djava.io.tmpdir=" + tmpdir), pluginDir, dir.resolve("serve.log"));
             try {
                 kubelet.awaitRegistrations(List.of(T4), 1, Duration.ofSeconds(30));
             } finally {
