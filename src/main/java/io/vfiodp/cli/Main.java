@@ -1,20 +1,39 @@
 package io.vfiodp.cli;
 
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 @Command(name = "vfio-device-plugin",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
-        description = "Kubernetes device plugin for VFIO passthrough of GPUs, vGPUs and permitted PCI devices to KubeVirt VMs.",
-        subcommands = {CommandLine.HelpCommand.class, ServeCommand.class, DemoCommand.class, InventoryCommand.class,
-                HostdevXmlCommand.class, HookSidecarCommand.class})
+        description = "Kubernetes device plugin for VFIO passthrough of GPUs, vGPUs and permitted PCI devices to KubeVirt VMs.")
 public final class Main implements Runnable {
 
-    private static final java.util.Set<String> OWN_OPTIONS = java.util.Set.of("-h", "--help", "-V", "--version");
+    private static final Set<String> OWN_OPTIONS = Set.of("-h", "--help", "-V", "--version");
+
+    /** The subcommands by name, in the order the usage help lists them. */
+    static final Map<String, Supplier<Object>> SUBCOMMANDS = subcommands();
+
+    private static Map<String, Supplier<Object>> subcommands() {
+        Map<String, Supplier<Object>> all = new LinkedHashMap<>();
+        all.put("help", CommandLine.HelpCommand::new);
+        all.put("serve", ServeCommand::new);
+        all.put("demo", DemoCommand::new);
+        all.put("inventory", InventoryCommand::new);
+        all.put("hostdev-xml", HostdevXmlCommand::new);
+        all.put("hook-sidecar", HookSidecarCommand::new);
+        return java.util.Collections.unmodifiableMap(all);
+    }
 
     public static void main(String[] args) {
-        System.exit(commandLine().execute(withDefaultCommand(args)));
+        String[] withCommand = withDefaultCommand(args);
+        System.exit(commandLineFor(withCommand, System.getenv()).execute(withCommand));
     }
 
     /**
@@ -29,14 +48,30 @@ public final class Main implements Runnable {
         return withServe;
     }
 
+    /**
+     * The command line {@code args} need: with only the subcommand they name, when they name one
+     * (other than help). picocli builds a command's model by reflection over its annotations, with
+     * classes the class-data archive cannot hold (picocli's are Java 5 class files): the five
+     * commands took about 200 ms of serve's start-up, serve's own about 120 (README, "Deployment").
+     */
+    static CommandLine commandLineFor(String[] args, Map<String, String> env) {
+        boolean oneCommand = args.length > 0 && SUBCOMMANDS.containsKey(args[0]) && !args[0].equals("help");
+        return commandLine(env, oneCommand ? List.of(args[0]) : SUBCOMMANDS.keySet());
+    }
+
     /** The configured command line, shared by {@link #main} and tests. */
     public static CommandLine commandLine() {
         return commandLine(System.getenv());
     }
 
     /** The configured command line reading option defaults from {@code env} (tests: a container's env). */
-    public static CommandLine commandLine(java.util.Map<String, String> env) {
+    public static CommandLine commandLine(Map<String, String> env) {
+        return commandLine(env, SUBCOMMANDS.keySet());
+    }
+
+    private static CommandLine commandLine(Map<String, String> env, Collection<String> subcommands) {
         CommandLine cl = new CommandLine(new Main());
+        for (String name : subcommands) cl.addSubcommand(name, SUBCOMMANDS.get(name).get());
         cl.setDefaultValueProvider(new EnvDefaultProvider(env));
         return cl;
     }

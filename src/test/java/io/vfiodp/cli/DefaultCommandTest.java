@@ -30,7 +30,7 @@ class DefaultCommandTest {
 
     @Test
     void serveOptionsHaveTheDocumentedDefaults() {
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = Main.commandLine(java.util.Map.of());
         cl.setDefaultValueProvider(new EnvDefaultProvider(Map.of()));
 
         CommandLine.ParseResult parsed = cl.parseArgs("serve");
@@ -45,7 +45,7 @@ class DefaultCommandTest {
 
     @Test
     void serveOptionsComeFromEnvVars() {
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = Main.commandLine(java.util.Map.of());
         cl.setDefaultValueProvider(new EnvDefaultProvider(Map.of("VFIO_DP_DEVICE_PLUGIN_DIR", "/tmp/dp", "VFIO_DP_KUBEVIRT", "off",
                 "VFIO_DP_RESCAN_INTERVAL", "2m")));
 
@@ -54,6 +54,35 @@ class DefaultCommandTest {
         assertThat(serve.devicePluginDir).hasToString("/tmp/dp");
         assertThat(serve.kubevirt).isEqualTo(KubeVirtMode.off);
         assertThat(serve.rescanInterval).isEqualTo(Duration.ofMinutes(2));
+    }
+
+    @Test
+    void eachSubcommandIsRegisteredUnderItsOwnName() {
+        Main.SUBCOMMANDS.forEach((name, command) -> assertThat(new CommandLine(command.get()).getCommandName()).isEqualTo(name));
+        assertThat(Main.commandLine().getSubcommands().keySet()).containsExactly("help", "serve", "demo", "inventory", "hostdev-xml",
+                "hook-sidecar");
+    }
+
+    @Test
+    void argumentsNamingASubcommandGetACommandLineWithThatSubcommandOnly() {
+        assertThat(Main.commandLineFor(new String[] {"serve", "--rescan-interval", "1m"}, Map.of()).getSubcommands()).containsOnlyKeys("serve");
+        assertThat(Main.commandLineFor(new String[] {"inventory"}, Map.of()).getSubcommands()).containsOnlyKeys("inventory");
+    }
+
+    @Test
+    void helpAnOptionOrAnUnknownWordGetEverySubcommand() {
+        for (String[] args : new String[][] {{"help", "serve"}, {"--help"}, {"-V"}, {"sevre"}, {}}) {
+            assertThat(Main.commandLineFor(args, Map.of()).getSubcommands()).as(String.join(" ", args)).hasSize(Main.SUBCOMMANDS.size());
+        }
+    }
+
+    @Test
+    void aSubcommandsHelpIsTheSameWithOrWithoutItsSiblings() {
+        for (String name : Main.SUBCOMMANDS.keySet()) {
+            if (name.equals("help")) continue;
+            String alone = Main.commandLineFor(new String[] {name}, Map.of()).getSubcommands().get(name).getUsageMessage();
+            assertThat(alone).as(name).isEqualTo(Main.commandLine(Map.of()).getSubcommands().get(name).getUsageMessage());
+        }
     }
 
     @Test
@@ -69,8 +98,7 @@ class DefaultCommandTest {
 
     @Test
     void nodeNameComesFromTheConventionalNodeNameEnvVar() {
-        CommandLine cl = new CommandLine(new Main());
-        cl.setDefaultValueProvider(new EnvDefaultProvider(Map.of("NODE_NAME", "gpu-node-7")));
+        CommandLine cl = Main.commandLine(Map.of("NODE_NAME", "gpu-node-7"));
 
         ServeCommand serve = (ServeCommand) cl.parseArgs("serve").subcommand().commandSpec().userObject();
 
@@ -79,10 +107,10 @@ class DefaultCommandTest {
 
     @Test
     void nodeNameFromOurPrefixOrTheOptionWinsOverNodeName() {
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = Main.commandLine(java.util.Map.of());
         cl.setDefaultValueProvider(new EnvDefaultProvider(Map.of("NODE_NAME", "a", "VFIO_DP_NODE_NAME", "b")));
         ServeCommand fromPrefix = (ServeCommand) cl.parseArgs("serve").subcommand().commandSpec().userObject();
-        CommandLine cl2 = new CommandLine(new Main());
+        CommandLine cl2 = Main.commandLine(java.util.Map.of());
         cl2.setDefaultValueProvider(new EnvDefaultProvider(Map.of("NODE_NAME", "a")));
         ServeCommand fromOption = (ServeCommand) cl2.parseArgs("serve", "--node-name", "c").subcommand().commandSpec().userObject();
 

@@ -22,7 +22,7 @@ class VgpuDryRunTest {
         Path file = Files.writeString(tmp.resolve("config.yaml"), config);
         Path node = Path.of("src/test/resources/sysfs-fixtures", fixture);
         StringWriter out = new StringWriter();
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = Main.commandLine(java.util.Map.of());
         cl.setOut(new PrintWriter(out));
         int status = cl.execute("serve", "--dry-run", "--sysfs-root", node.resolve("sys").toString(), "--dev-root", node.resolve("dev").toString(),
                 "--config", file.toString(), "--state-dir", tmp.resolve("state").toString(), "--pod-resources-socket", "/nonexistent/kubelet.sock");
@@ -73,7 +73,7 @@ class VgpuDryRunTest {
     void theKubeVirtCrLayoutWinsOverTheConfigFile() throws Exception {
         Path file = Files.writeString(tmp.resolve("config.yaml"), "mediatedDevicesConfiguration:\n  mediatedDeviceTypes: [GRID_T4-1Q]\n");
         Path node = Path.of("src/test/resources/sysfs-fixtures", "t4-vgpu");
-        CommandLine.ParseResult parsed = new CommandLine(new Main()).parseArgs("serve", "--dry-run", "--sysfs-root", node.resolve("sys").toString(),
+        CommandLine.ParseResult parsed = Main.commandLine(java.util.Map.of()).parseArgs("serve", "--dry-run", "--sysfs-root", node.resolve("sys").toString(),
                 "--dev-root", node.resolve("dev").toString(), "--config", file.toString(), "--state-dir", tmp.resolve("state").toString(),
                 "--pod-resources-socket", "/nonexistent/kubelet.sock");
         ServeCommand serve = (ServeCommand) parsed.subcommand().commandSpec().userObject();
