@@ -1,11 +1,9 @@
 package io.vfiodp.cli;
 
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -17,18 +15,24 @@ public final class Main implements Runnable {
 
     private static final Set<String> OWN_OPTIONS = Set.of("-h", "--help", "-V", "--version");
 
-    /** The subcommands by name, in the order the usage help lists them. */
-    static final Map<String, Supplier<Object>> SUBCOMMANDS = subcommands();
+    /** The subcommands' names, in the order the usage help lists them. */
+    static final List<String> SUBCOMMANDS = List.of("help", "serve", "demo", "inventory", "hostdev-xml", "hook-sidecar");
 
-    private static Map<String, Supplier<Object>> subcommands() {
-        Map<String, Supplier<Object>> all = new LinkedHashMap<>();
-        all.put("help", CommandLine.HelpCommand::new);
-        all.put("serve", ServeCommand::new);
-        all.put("demo", DemoCommand::new);
-        all.put("inventory", InventoryCommand::new);
-        all.put("hostdev-xml", HostdevXmlCommand::new);
-        all.put("hook-sidecar", HookSidecarCommand::new);
-        return java.util.Collections.unmodifiableMap(all);
+    /**
+     * A new instance of the subcommand {@code name}. A switch, not a map of constructor references:
+     * the class-data archive's build (JDK 25) crashes on a method reference to picocli's
+     * HelpCommand, a class the archive cannot hold.
+     */
+    static Object newSubcommand(String name) {
+        return switch (name) {
+            case "help" -> new CommandLine.HelpCommand();
+            case "serve" -> new ServeCommand();
+            case "demo" -> new DemoCommand();
+            case "inventory" -> new InventoryCommand();
+            case "hostdev-xml" -> new HostdevXmlCommand();
+            case "hook-sidecar" -> new HookSidecarCommand();
+            default -> throw new IllegalArgumentException("no subcommand " + name);
+        };
     }
 
     public static void main(String[] args) {
@@ -55,8 +59,8 @@ public final class Main implements Runnable {
      * commands took about 200 ms of serve's start-up, serve's own about 120 (README, "Deployment").
      */
     static CommandLine commandLineFor(String[] args, Map<String, String> env) {
-        boolean oneCommand = args.length > 0 && SUBCOMMANDS.containsKey(args[0]) && !args[0].equals("help");
-        return commandLine(env, oneCommand ? List.of(args[0]) : SUBCOMMANDS.keySet());
+        boolean oneCommand = args.length > 0 && SUBCOMMANDS.contains(args[0]) && !args[0].equals("help");
+        return commandLine(env, oneCommand ? List.of(args[0]) : SUBCOMMANDS);
     }
 
     /** The configured command line, shared by {@link #main} and tests. */
@@ -66,12 +70,12 @@ public final class Main implements Runnable {
 
     /** The configured command line reading option defaults from {@code env} (tests: a container's env). */
     public static CommandLine commandLine(Map<String, String> env) {
-        return commandLine(env, SUBCOMMANDS.keySet());
+        return commandLine(env, SUBCOMMANDS);
     }
 
     private static CommandLine commandLine(Map<String, String> env, Collection<String> subcommands) {
         CommandLine cl = new CommandLine(new Main());
-        for (String name : subcommands) cl.addSubcommand(name, SUBCOMMANDS.get(name).get());
+        for (String name : subcommands) cl.addSubcommand(name, newSubcommand(name));
         cl.setDefaultValueProvider(new EnvDefaultProvider(env));
         return cl;
     }
