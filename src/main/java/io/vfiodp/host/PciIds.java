@@ -23,9 +23,9 @@ import java.util.zip.GZIPInputStream;
  * <p>Reading streams the file once up to the device-class section and keeps only the vendor
  * lines and the device lines of the vendors asked for ({@link #load(Optional, Set)}; all of
  * them with {@link #load(Optional)}): comments, blank and subsystem lines are dropped as they
- * go by. The plugin names the devices of the vendors on its host, a few hundred lines out of
- * ~36,000; holding the whole database (0.75 MB even without the dropped lines) was most of its
- * live heap, and reading it into one array before filtering put 3 MB of garbage into the old
+ * go by. The plugin names the devices of one vendor, NVIDIA ({@code PolicyEngine.vendorsNamed}),
+ * about 1,750 lines out of ~36,000; holding the whole database (0.75 MB even without the dropped
+ * lines) was most of its live heap, and reading it into one array before filtering put 3 MB of garbage into the old
  * generation at start. A vendor's device lines are parsed the first time one of its devices
  * is looked up.
  *
@@ -129,28 +129,33 @@ public final class PciIds {
         in.mark(2);
         boolean gzip = in.read() == 0x1f && in.read() == 0x8b;
         in.reset();
-        byte[] kept;
-        try {
-            kept = keptLines(gzip ? new GZIPInputStream(in, CHUNK) : in, deviceVendors);
+        Kept kept;
+        // closing the inflater's stream frees its native memory now rather than when a GC finds it
+        try (InputStream plain = gzip ? new GZIPInputStream(in, CHUNK) : in) {
+            kept = keptLines(plain, deviceVendors);
         } catch (IOException e) {
             throw new IOException(gzip ? "pci.ids database " + source + " is gzip-compressed but cannot be decompressed: " + e.getMessage()
                     : "cannot read pci.ids database " + source + ": " + describe(e), e);
         }
-        Map<Integer, int[]> blocks = indexVendors(kept);
-        if (blocks.isEmpty()) {
+        if (kept.vendorBlocks().isEmpty()) {
             throw new IOException("pci.ids database " + source + " has no vendor lines ('vvvv  Vendor name'): not a pci.ids file");
         }
-        return new PciIds(source, kept, deviceVendors, Collections.unmodifiableMap(blocks));
+        return new PciIds(source, kept.text(), deviceVendors, Collections.unmodifiableMap(kept.vendorBlocks()));
     }
+
+    /** The lines kept, and where each vendor's block of them starts and ends: vendor id → {start, end}. */
+    private record Kept(byte[] text, Map<Integer, int[]> vendorBlocks) {}
 
     /**
      * The vendor lines, and the device lines (one tab) of the vendors {@code deviceVendors}
-     * holds, up to the device-class section; read a chunk at a time.
+     * holds, up to the device-class section; read a chunk at a time, indexed as they are kept.
      */
-    private static byte[] keptLines(InputStream in, Optional<Set<Integer>> deviceVendors) throws IOException {
+    private static Kept keptLines(InputStream in, Optional<Set<Integer>> deviceVendors) throws IOException {
         byte[] buf = new byte[CHUNK];
         byte[] out = new byte[deviceVendors.isPresent() ? CHUNK : 16 * CHUNK];
         int outLength = 0;
+        Map<Integer, int[]> blocks = new HashMap<>(4096);
+        int[] open = null;
         int length = 0;
         boolean keepDevices = false;
         boolean end = false;
@@ -177,6 +182,10 @@ public final class PciIds {
                     if (id >= 0 && pos + 4 < eol && buf[pos + 4] == ' ') {
                         keep = true;
                         keepDevices = deviceVendors.map(v -> v.contains(id)).orElse(true);
+                        if (open != null) open[1] = outLength;
+                        open = new int[] {outLength, -1};
+                        // a repeated vendor id keeps its first block, as lspci does
+                        blocks.putIfAbsent(id, open);
                     }
                 }
                 if (keep) {
@@ -192,7 +201,8 @@ public final class PciIds {
             System.arraycopy(buf, pos, buf, 0, length - pos);
             length -= pos;
         }
-        return Arrays.copyOf(out, outLength);
+        if (open != null) open[1] = outLength;
+        return new Kept(Arrays.copyOf(out, outLength), blocks);
     }
 
     /** Bytes of pci.ids text held for look-ups. */
@@ -208,34 +218,6 @@ public final class PciIds {
     /** The vendors whose device names this database holds; empty: all of them. */
     public Optional<Set<Integer>> deviceVendors() {
         return deviceVendors;
-    }
-
-    private static Map<Integer, int[]> indexVendors(byte[] t) {
-        Map<Integer, int[]> blocks = new HashMap<>(4096);
-        int[] open = null;
-        int pos = 0;
-        int n = t.length;
-        while (pos < n) {
-            int lineStart = pos;
-            byte first = t[pos];
-            if (first == 'C' && pos + 1 < n && t[pos + 1] == ' ') {
-                // the device-class section follows the vendor list; nothing in it is ours
-                break;
-            }
-            if (first != '\t' && first != '#') {
-                int id = hex4(t, pos, n);
-                if (id >= 0 && pos + 4 < n && t[pos + 4] == ' ') {
-                    if (open != null) open[1] = lineStart;
-                    open = new int[] {lineStart, n};
-                    // a repeated vendor id keeps its first block, as lspci does
-                    blocks.putIfAbsent(id, open);
-                }
-            }
-            while (pos < n && t[pos] != '\n') pos++;
-            pos++;
-        }
-        if (open != null && open[1] > pos) open[1] = Math.min(pos, n);
-        return blocks;
     }
 
     /** Four hex digits at {@code at} (before {@code limit}) as a number, or -1. */
