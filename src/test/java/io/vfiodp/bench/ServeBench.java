@@ -1,10 +1,8 @@
 package io.vfiodp.bench;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.kubevirt.MockKubeApi;
-import io.vfiodp.kubevirt.model.KubeVirt;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.plugin.ScanPolicySource;
@@ -163,16 +161,10 @@ public final class ServeBench {
         if (!resources.equals(List.of("nvidia.com/TU104GL_TESLA_T4"))) {
             throw new IllegalArgumentException("--kube-api knows the t4-numa fixture's resource only, not " + resources);
         }
-        api.client().resource(Serialization.unmarshal("""
-                apiVersion: kubevirt.io/v1
-                kind: KubeVirt
-                metadata: {name: kubevirt, namespace: kubevirt}
-                spec:
-                  configuration:
-                    permittedHostDevices:
-                      pciHostDevices:
-                        - {pciVendorSelector: "10DE:1EB8", resourceName: nvidia.com/TU104GL_TESLA_T4, externalResourceProvider: true}
-                """, KubeVirt.class)).create();
+        MockKubeApi.createKubeVirtCr(api.client(), """
+                pciHostDevices:
+                  - {pciVendorSelector: "10DE:1EB8", resourceName: nvidia.com/TU104GL_TESLA_T4, externalResourceProvider: true}
+                """);
         return api;
     }
 

@@ -10,7 +10,6 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
 import io.vfiodp.kubevirt.MockKubeApi;
-import io.vfiodp.kubevirt.model.KubeVirt;
 import io.vfiodp.plugin.kubelet.KubeletSimulator;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -180,16 +179,10 @@ class ImageIT {
         Path pluginDir = Files.createDirectory(dir.resolve("device-plugins"));
         try (KubernetesClient client = api.createClient(); KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
             MockKubeApi.createKubeVirtCrd(client);
-            client.resource(Serialization.unmarshal("""
-                    apiVersion: kubevirt.io/v1
-                    kind: KubeVirt
-                    metadata: {name: kubevirt, namespace: kubevirt}
-                    spec:
-                      configuration:
-                        permittedHostDevices:
-                          pciHostDevices:
-                            - {pciVendorSelector: "10DE:1EB8", resourceName: example.com/T4_OVER_TLS, externalResourceProvider: true}
-                    """, KubeVirt.class)).create();
+            MockKubeApi.createKubeVirtCr(client, """
+                    pciHostDevices:
+                      - {pciVendorSelector: "10DE:1EB8", resourceName: example.com/T4_OVER_TLS, externalResourceProvider: true}
+                    """);
             Path kubeconfig = dir.resolve("kubeconfig");
             Files.writeString(kubeconfig, """
                     apiVersion: v1

@@ -77,7 +77,7 @@ class KubeVirtApiFaultsTest {
     private void startApiWithCr(String permittedYaml) {
         api = MockKubeApi.start().withKubeVirtCrd();
         api.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
-        if (permittedYaml != null) api.client().resource(KubeVirtConfigWatcherTest.cr("kubevirt", "kubevirt", permittedYaml)).create();
+        if (permittedYaml != null) MockKubeApi.createKubeVirtCr(api.client(), permittedYaml);
         front = new FlakyApiFront(api.port());
     }
 

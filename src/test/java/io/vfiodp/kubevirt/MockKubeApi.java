@@ -106,6 +106,11 @@ public final class MockKubeApi implements AutoCloseable {
         }
     }
 
+    /** Creates the KubeVirt CR kubevirt/kubevirt, deployed, permitting {@code permittedHostDevicesYaml}, through {@code client}. */
+    public static void createKubeVirtCr(KubernetesClient client, String permittedHostDevicesYaml) {
+        client.resource(KubeVirtConfigWatcherTest.cr("kubevirt", "kubevirt", permittedHostDevicesYaml)).create();
+    }
+
     @Override
     public void close() {
         client.close();
