@@ -37,7 +37,7 @@ class DevicePluginDirRemovedTest {
             ProcessLevels before = ProcessLevels.now();
 
             kubelet.close();
-            Trees.deleteRecursively(dir);
+            removeWhileThePluginMayStillWriteInIt(dir);
             Thread.sleep(300);
             Files.createDirectories(dir);
             kubelet = KubeletSimulator.start(dir);
@@ -51,6 +51,22 @@ class DevicePluginDirRemovedTest {
             assertThat(ProcessLevels.now().inotifyWatches()).as("the directory watched again, its parent no longer").isEqualTo(before.inotifyWatches());
         } finally {
             kubelet.close();
+        }
+    }
+
+    /**
+     * As {@code rm -rf} of a node reset: the plugin answers kubelet.sock's removal by restarting its
+     * server, whose new socket can appear in the directory while the walk deletes it; so again.
+     */
+    private static void removeWhileThePluginMayStillWriteInIt(Path dir) throws Exception {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            try {
+                Trees.deleteRecursively(dir);
+                return;
+            } catch (java.nio.file.DirectoryNotEmptyException | java.nio.file.NoSuchFileException e) {
+                if (System.nanoTime() > deadline) throw e;
+            }
         }
     }
 }
