@@ -1,5 +1,6 @@
 package io.vfiodp.cli;
 
+import io.vfiodp.demo.ServeProcess;
 import io.vfiodp.demo.DemoRun;
 import io.vfiodp.demo.ServeFailure;
 import java.io.IOException;
@@ -43,7 +44,7 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Path work = Files.createTempDirectory("vfio-dp-demo-");
         try {
-            new DemoRun(out, DemoRun.DEFAULT_PRINTERS, ServeProcess.starter(serveJavaOptions, verbose ? Optional.of(err) : Optional.empty()))
+            new DemoRun(out, DemoRun.DEFAULT_PRINTERS, ServeProcess.starter(serveJavaOptions, verbose ? Optional.of(err) : Optional.empty(), Main.class.getName()))
                     .run(work);
         } catch (ServeFailure e) {
             out.flush();

@@ -1,6 +1,6 @@
 package io.vfiodp.kubevirt;
 
-import io.vfiodp.plugin.Backoff;
+import io.vfiodp.triggers.Backoff;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.kubevirt.model.KubeVirt;

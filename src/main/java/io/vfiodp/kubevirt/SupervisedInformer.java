@@ -1,6 +1,6 @@
 package io.vfiodp.kubevirt;
 
-import io.vfiodp.plugin.Backoff;
+import io.vfiodp.triggers.Backoff;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;

@@ -1,5 +1,6 @@
 package io.vfiodp.plugin;
 
+import io.vfiodp.triggers.Backoff;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;

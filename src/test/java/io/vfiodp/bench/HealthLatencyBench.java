@@ -2,7 +2,7 @@ package io.vfiodp.bench;
 
 import io.vfiodp.health.ServedHost;
 import io.vfiodp.plugin.PluginListener;
-import io.vfiodp.plugin.kubelet.Watch;
+import io.vfiodp.demo.kubelet.Watch;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -6,7 +6,7 @@ import io.vfiodp.kubevirt.MockKubeApi;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.plugin.ScanPolicySource;
-import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.DevicePluginGrpc;

@@ -97,7 +97,7 @@ class DemoCommandTest {
 
         assertThat(exit).isZero();
         assertThat(Files.readString(log)).contains("Using Parallel", "io.vfiodp.cli.ServeCommand source:")
-                .doesNotContain("io.vfiodp.plugin.kubelet.KubeletSimulator");
+                .doesNotContain("io.vfiodp.demo.kubelet.KubeletSimulator");
     }
 
     @Test

@@ -10,7 +10,7 @@ import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
 import io.vfiodp.kubevirt.MockKubeApi;
 import io.vfiodp.kubevirt.OffLoopWatchDispatcher;
-import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;

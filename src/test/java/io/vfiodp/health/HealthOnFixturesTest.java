@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.StatusRuntimeException;
 import io.vfiodp.plugin.PluginListener;
-import io.vfiodp.plugin.kubelet.Watch;
+import io.vfiodp.demo.kubelet.Watch;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.vfiodp.kubevirt;
 
-import io.vfiodp.plugin.Backoff;
+import io.vfiodp.triggers.Backoff;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

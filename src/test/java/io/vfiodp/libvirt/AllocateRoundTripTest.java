@@ -7,7 +7,7 @@ import io.vfiodp.host.PciAddress;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.plugin.TargetState;
-import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.DeviceKind;

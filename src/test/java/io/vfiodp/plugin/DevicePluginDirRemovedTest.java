@@ -6,7 +6,7 @@ import static io.vfiodp.plugin.Devices.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.fixtures.Trees;
-import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

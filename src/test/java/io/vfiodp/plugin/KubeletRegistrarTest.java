@@ -6,7 +6,7 @@ import static io.vfiodp.plugin.Devices.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
-import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
 import java.nio.file.Path;

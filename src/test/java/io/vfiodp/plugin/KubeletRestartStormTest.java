@@ -7,7 +7,7 @@ import io.grpc.StatusRuntimeException;
 import io.vfiodp.health.ServedHost;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.ExposedDevice;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateRequest;

@@ -9,8 +9,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.vfiodp.plugin.kubelet.KubeletSimulator;
-import io.vfiodp.plugin.kubelet.Watch;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.demo.kubelet.Watch;
 import io.vfiodp.policy.ExposedDevice;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.cli.Main;
 import io.vfiodp.health.HostTree;
-import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.policy.ResourceName;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -12,7 +12,7 @@ import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.plugin.ScanPolicySource;
-import io.vfiodp.plugin.kubelet.KubeletSimulator;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.vfiodp.proto.podresources.v1.ContainerDevices;
 import io.vfiodp.proto.podresources.v1.ContainerResources;

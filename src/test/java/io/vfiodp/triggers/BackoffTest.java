@@ -1,4 +1,4 @@
-package io.vfiodp.plugin;
+package io.vfiodp.triggers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.vfiodp.plugin.kubelet;
+package io.vfiodp.demo.kubelet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

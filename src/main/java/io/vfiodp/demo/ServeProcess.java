@@ -1,7 +1,5 @@
-package io.vfiodp.cli;
+package io.vfiodp.demo;
 
-import io.vfiodp.demo.DemoRun;
-import io.vfiodp.demo.ServeFailure;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -32,7 +30,7 @@ import java.util.regex.Pattern;
  * archive on this process alone, so the archive holds what {@code serve} loads and nothing the
  * demo's own side (inventory, simulator, printers) needs.
  */
-final class ServeProcess implements DemoRun.RunningServe {
+public final class ServeProcess implements DemoRun.RunningServe {
 
     /** What serve logs (at INFO) once its endpoints listen. */
     private static final Pattern METRICS_LINE = Pattern.compile("metrics on http://\\S+:(\\d+)/metrics");
@@ -60,11 +58,11 @@ final class ServeProcess implements DemoRun.RunningServe {
      * @param forward where the plugin's output lines go as they come; without it they are kept
      *                for an error only
      */
-    static DemoRun.ServeStarter starter(List<String> javaOptions, Optional<PrintWriter> forward) {
-        return serveOptions -> start(command(javaOptions, serveOptions), forward);
+    public static DemoRun.ServeStarter starter(List<String> javaOptions, Optional<PrintWriter> forward, String mainClass) {
+        return serveOptions -> start(command(javaOptions, serveOptions, mainClass), forward);
     }
 
-    private static List<String> command(List<String> javaOptions, List<String> serveOptions) throws IOException {
+    private static List<String> command(List<String> javaOptions, List<String> serveOptions, String mainClass) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(javaOptions);
@@ -72,17 +70,17 @@ final class ServeProcess implements DemoRun.RunningServe {
         // From the jar, as the image's launcher runs it: -jar, whose manifest enables native access
         // for netty and JNA, and the jar's path as this JVM got it, which an AOT cache made by the
         // plugin process checks again when the launcher starts serve.
-        command.addAll(isThisJar(classPath) ? List.of("-jar", classPath) : List.of("-cp", classPath, Main.class.getName()));
+        command.addAll(isThisJar(classPath, mainClass) ? List.of("-jar", classPath) : List.of("-cp", classPath, mainClass));
         command.add("serve");
         command.addAll(serveOptions);
         return command;
     }
 
-    private static boolean isThisJar(String classPath) throws IOException {
+    private static boolean isThisJar(String classPath, String mainClass) throws IOException {
         if (classPath.contains(File.pathSeparator) || !classPath.endsWith(".jar") || !Files.isRegularFile(Path.of(classPath))) return false;
         try (JarFile jar = new JarFile(classPath)) {
             Manifest manifest = jar.getManifest();
-            return manifest != null && Main.class.getName().equals(manifest.getMainAttributes().getValue(Attributes.Name.MAIN_CLASS));
+            return manifest != null && mainClass.equals(manifest.getMainAttributes().getValue(Attributes.Name.MAIN_CLASS));
         }
     }
 

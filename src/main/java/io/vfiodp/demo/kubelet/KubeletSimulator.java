@@ -1,4 +1,4 @@
-package io.vfiodp.plugin.kubelet;
+package io.vfiodp.demo.kubelet;
 
 import io.grpc.Context;
 import io.grpc.ManagedChannel;

@@ -1,4 +1,4 @@
-package io.vfiodp.plugin;
+package io.vfiodp.triggers;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package io.vfiodp.plugin.kubelet;
+package io.vfiodp.demo.kubelet;
 
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;

@@ -1,9 +1,8 @@
-package io.vfiodp.cli;
+package io.vfiodp.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.vfiodp.demo.ServeFailure;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
