@@ -1,19 +1,20 @@
 package io.vfiodp.cli;
 
+import io.vfiodp.kube.KubeApiDetection;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.vfiodp.kubevirt.KubeClients;
+import io.vfiodp.kube.KubeClients;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.kubevirt.ConfigProblemReporter;
-import io.vfiodp.kubevirt.DesiredMdevTypes;
-import io.vfiodp.kubevirt.KubeVirtPolicyFollower;
+import io.vfiodp.kube.kubevirt.ConfigProblemReporter;
+import io.vfiodp.kube.kubevirt.DesiredMdevTypes;
+import io.vfiodp.kube.kubevirt.KubeVirtPolicyFollower;
 import io.vfiodp.metrics.MetricsAddress;
 import io.vfiodp.metrics.PluginMetrics;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
-import io.vfiodp.plugin.NodeStateSource;
-import io.vfiodp.plugin.ScanPolicySource;
+import io.vfiodp.node.NodeStateSource;
+import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.policy.config.PermittedConfigSource;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,15 +1,15 @@
 package io.vfiodp.cli;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.vfiodp.health.HealthEvents;
-import io.vfiodp.health.VfioDirWatch;
+import io.vfiodp.kube.HealthEvents;
+import io.vfiodp.triggers.VfioDirWatch;
 import io.vfiodp.host.VfioApiCheck;
 import io.vfiodp.host.VfioAvailability;
-import io.vfiodp.kubevirt.NodeEventRecorder;
+import io.vfiodp.kube.NodeEventRecorder;
 import io.vfiodp.metrics.MetricsServer;
 import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.metrics.TimedSource;
-import io.vfiodp.plugin.NodeStateSource;
+import io.vfiodp.node.NodeStateSource;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.plugin.PluginListeners;
 import io.vfiodp.plugin.PluginRuntime;

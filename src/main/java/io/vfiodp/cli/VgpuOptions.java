@@ -1,11 +1,11 @@
 package io.vfiodp.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.vfiodp.kubevirt.KubeClients;
+import io.vfiodp.kube.KubeClients;
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.kubevirt.DesiredMdevTypes;
-import io.vfiodp.kubevirt.NodeEventRecorder;
-import io.vfiodp.plugin.NodeStateSource;
+import io.vfiodp.kube.kubevirt.DesiredMdevTypes;
+import io.vfiodp.kube.NodeEventRecorder;
+import io.vfiodp.node.NodeStateSource;
 import io.vfiodp.vgpu.Allocated;
 import io.vfiodp.vgpu.LayoutConfigFile;
 import io.vfiodp.vgpu.LayoutEvents;

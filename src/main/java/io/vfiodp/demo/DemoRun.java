@@ -4,7 +4,7 @@ import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.inventory.InventoryReport;
 import io.vfiodp.inventory.InventoryText;
-import io.vfiodp.plugin.ScanPolicySource;
+import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;

@@ -1,7 +1,7 @@
 package io.vfiodp.metrics;
 
-import io.vfiodp.plugin.NodeStateSource;
-import io.vfiodp.plugin.TargetState;
+import io.vfiodp.node.NodeStateSource;
+import io.vfiodp.node.TargetState;
 
 /** A node state source whose every read is timed into the scan metrics. */
 public final class TimedSource implements NodeStateSource {

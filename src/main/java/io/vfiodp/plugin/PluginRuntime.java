@@ -1,5 +1,7 @@
 package io.vfiodp.plugin;
 
+import io.vfiodp.node.TargetState;
+import io.vfiodp.node.NodeStateSource;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;

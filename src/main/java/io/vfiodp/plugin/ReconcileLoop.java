@@ -1,5 +1,6 @@
 package io.vfiodp.plugin;
 
+import io.vfiodp.node.TargetState;
 import io.vfiodp.triggers.Backoff;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.vfiodp.policy.ExposedDevice;

@@ -1,5 +1,6 @@
 package io.vfiodp.plugin;
 
+import io.vfiodp.node.TargetState;
 import io.vfiodp.host.DevNodes;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DeviceKind;

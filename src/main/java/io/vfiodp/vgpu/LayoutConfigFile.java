@@ -5,9 +5,9 @@ import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.dataformat.yaml.YAMLMapper;
-import io.vfiodp.kubevirt.DesiredMdevTypes;
-import io.vfiodp.kubevirt.MdevTypesForNode;
-import io.vfiodp.kubevirt.model.MediatedDevicesConfiguration;
+import io.vfiodp.kube.kubevirt.DesiredMdevTypes;
+import io.vfiodp.kube.kubevirt.MdevTypesForNode;
+import io.vfiodp.kube.kubevirt.model.MediatedDevicesConfiguration;
 
 import java.io.IOException;
 import java.nio.file.Path;

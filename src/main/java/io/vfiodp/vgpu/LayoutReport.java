@@ -5,7 +5,7 @@ import io.vfiodp.host.MdevInstance;
 import io.vfiodp.host.MdevParent;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.VgpuVf;
-import io.vfiodp.kubevirt.DesiredMdevTypes;
+import io.vfiodp.kube.kubevirt.DesiredMdevTypes;
 
 import java.util.List;
 import java.util.Map;

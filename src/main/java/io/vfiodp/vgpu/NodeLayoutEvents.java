@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.vfiodp.kubevirt.NodeEventRecorder;
+import io.vfiodp.kube.NodeEventRecorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

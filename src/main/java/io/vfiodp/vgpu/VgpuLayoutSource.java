@@ -1,8 +1,8 @@
 package io.vfiodp.vgpu;
 
-import io.vfiodp.kubevirt.DesiredMdevTypes;
-import io.vfiodp.plugin.NodeStateSource;
-import io.vfiodp.plugin.TargetState;
+import io.vfiodp.kube.kubevirt.DesiredMdevTypes;
+import io.vfiodp.node.NodeStateSource;
+import io.vfiodp.node.TargetState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -2,10 +2,11 @@ package io.vfiodp.bench;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.vfiodp.host.fixtures.Trees;
-import io.vfiodp.kubevirt.MockKubeApi;
+import io.vfiodp.kube.MockKubeApi;
+import io.vfiodp.kube.kubevirt.KubeVirtCrs;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.plugin.ScanPolicySource;
+import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
@@ -161,7 +162,7 @@ public final class ServeBench {
         if (!resources.equals(List.of("nvidia.com/TU104GL_TESLA_T4"))) {
             throw new IllegalArgumentException("--kube-api knows the t4-numa fixture's resource only, not " + resources);
         }
-        MockKubeApi.createKubeVirtCr(api.client(), """
+        KubeVirtCrs.create(api.client(), """
                 pciHostDevices:
                   - {pciVendorSelector: "10DE:1EB8", resourceName: nvidia.com/TU104GL_TESLA_T4, externalResourceProvider: true}
                 """);

@@ -3,7 +3,7 @@ package io.vfiodp.bench;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.fixtures.Trees;
-import io.vfiodp.plugin.ScanPolicySource;
+import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.plugin.ServeJvm;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.policy.DesiredResource;

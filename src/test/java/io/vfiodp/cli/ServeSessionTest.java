@@ -7,7 +7,7 @@ import io.vfiodp.health.HostTree;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.plugin.PluginSettings;
-import io.vfiodp.plugin.ScanPolicySource;
+import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;
 import java.net.InetSocketAddress;

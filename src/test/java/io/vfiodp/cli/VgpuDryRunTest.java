@@ -10,7 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import io.vfiodp.kubevirt.DesiredMdevTypes;
+import io.vfiodp.kube.kubevirt.DesiredMdevTypes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

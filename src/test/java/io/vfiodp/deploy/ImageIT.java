@@ -8,8 +8,9 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
-import io.vfiodp.kubevirt.MockKubeApi;
-import io.vfiodp.kubevirt.OffLoopWatchDispatcher;
+import io.vfiodp.kube.MockKubeApi;
+import io.vfiodp.kube.kubevirt.KubeVirtCrs;
+import io.vfiodp.kube.OffLoopWatchDispatcher;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -179,7 +180,7 @@ class ImageIT {
         Path pluginDir = Files.createDirectory(dir.resolve("device-plugins"));
         try (KubernetesClient client = api.createClient(); KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
             MockKubeApi.createKubeVirtCrd(client);
-            MockKubeApi.createKubeVirtCr(client, """
+            KubeVirtCrs.create(client, """
                     pciHostDevices:
                       - {pciVendorSelector: "10DE:1EB8", resourceName: example.com/T4_OVER_TLS, externalResourceProvider: true}
                     """);

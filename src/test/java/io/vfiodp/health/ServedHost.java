@@ -1,12 +1,13 @@
 package io.vfiodp.health;
 
+import io.vfiodp.triggers.VfioDirWatch;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.plugin.NodeStateSource;
+import io.vfiodp.node.NodeStateSource;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
-import io.vfiodp.plugin.ScanPolicySource;
+import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;

@@ -6,7 +6,7 @@ import io.vfiodp.host.DevNodes;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
-import io.vfiodp.plugin.TargetState;
+import io.vfiodp.node.TargetState;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DesiredState;

@@ -1,5 +1,6 @@
 package io.vfiodp.plugin;
 
+import io.vfiodp.node.TargetState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;

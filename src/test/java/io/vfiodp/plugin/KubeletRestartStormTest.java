@@ -1,5 +1,7 @@
 package io.vfiodp.plugin;
 
+import io.vfiodp.node.TargetState;
+import io.vfiodp.node.ScanPolicySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;

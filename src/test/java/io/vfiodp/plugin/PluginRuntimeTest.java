@@ -1,5 +1,6 @@
 package io.vfiodp.plugin;
 
+import io.vfiodp.node.TargetState;
 import static io.vfiodp.plugin.Devices.pci;
 import static io.vfiodp.plugin.Devices.resource;
 import static io.vfiodp.plugin.Devices.state;

@@ -1,6 +1,6 @@
 package io.vfiodp.vgpu;
 
-import io.vfiodp.kubevirt.DesiredMdevTypes;
+import io.vfiodp.kube.kubevirt.DesiredMdevTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -11,7 +11,7 @@ import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
-import io.vfiodp.plugin.ScanPolicySource;
+import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.vfiodp.proto.podresources.v1.ContainerDevices;

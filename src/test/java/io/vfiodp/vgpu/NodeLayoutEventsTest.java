@@ -2,8 +2,8 @@ package io.vfiodp.vgpu;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.vfiodp.kubevirt.MockKubeApi;
-import io.vfiodp.kubevirt.NodeEventRecorder;
+import io.vfiodp.kube.MockKubeApi;
+import io.vfiodp.kube.NodeEventRecorder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,0 +1,38 @@
+package io.vfiodp.kube;
+
+import io.vfiodp.plugin.PluginListener;
+import io.vfiodp.policy.Health;
+import io.vfiodp.policy.ResourceName;
+
+/**
+ * Turns device health transitions into Events on the Node, so {@code kubectl describe node}
+ * tells why a GPU stopped being allocatable. The sink must not block (the reconcile thread calls
+ * this); {@code NodeEventRecorder} queues, rate-limits and drops instead.
+ */
+public final class HealthEvents implements PluginListener {
+
+    static final String UNHEALTHY = "VfioDeviceUnhealthy";
+    static final String HEALTHY = "VfioDeviceHealthy";
+
+    /** Where events go: a Warning or a Normal event with a reason and a message. */
+    public interface Sink {
+        void warn(String reason, String message);
+
+        void normal(String reason, String message);
+    }
+
+    private final Sink sink;
+
+    public HealthEvents(Sink sink) {
+        this.sink = sink;
+    }
+
+    @Override
+    public void healthChanged(ResourceName resource, String deviceId, Health from, Health to) {
+        if (to instanceof Health.Unhealthy(String reason)) {
+            sink.warn(UNHEALTHY, resource.value() + " device " + deviceId + " is Unhealthy: " + reason);
+        } else {
+            sink.normal(HEALTHY, resource.value() + " device " + deviceId + " is Healthy again");
+        }
+    }
+}

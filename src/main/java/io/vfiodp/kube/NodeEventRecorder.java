@@ -1,0 +1,151 @@
+package io.vfiodp.kube;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Posts Warning (and Normal) Events about this node ({@code kubectl describe node} shows them). Callers never
+ * wait: {@link #warn} drops the event when the bounded queue is full, and one thread of its own
+ * talks to the API. The same reason and message are posted at most once per {@code repeatAfter}
+ * (Events expire after an hour by default, so a problem that persists is posted again).
+ */
+public final class NodeEventRecorder implements AutoCloseable {
+
+    static final String COMPONENT = "vfio-device-plugin";
+    /** Node events live in {@code default}, where the kubelet puts its own. */
+    static final String NAMESPACE = "default";
+    private static final int MAX_MESSAGE = 1024;
+    private static final Logger LOG = LoggerFactory.getLogger(NodeEventRecorder.class);
+
+    private record Key(String type, String reason, String message) {}
+
+    private final KubernetesClient client;
+    private final String nodeName;
+    private final Clock clock;
+    private final Duration repeatAfter;
+    private final BlockingQueue<Key> queue;
+    private final Thread thread;
+    // touched only by the sender thread
+    private final Map<Key, Instant> lastPosted = new HashMap<>();
+    private String lastFailure;
+    private int sequence;
+    private volatile boolean droppedLogged;
+
+    public NodeEventRecorder(KubernetesClient client, String nodeName) {
+        this(client, nodeName, Clock.systemUTC(), 64, Duration.ofMinutes(30));
+    }
+
+    public NodeEventRecorder(KubernetesClient client, String nodeName, Clock clock, int capacity, Duration repeatAfter) {
+        this.client = Objects.requireNonNull(client, "client");
+        if (nodeName == null || nodeName.isBlank()) throw new IllegalArgumentException("node events need a node name");
+        this.nodeName = nodeName;
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.repeatAfter = Objects.requireNonNull(repeatAfter, "repeatAfter");
+        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.thread = new Thread(this::run, "node-events");
+        this.thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /** Queues a Warning event on the node; never blocks. Returns false when it was dropped. */
+    public boolean warn(String reason, String message) {
+        return offer("Warning", reason, message);
+    }
+
+    /** Queues a Normal event on the node (a recovery); never blocks. Returns false when it was dropped. */
+    public boolean normal(String reason, String message) {
+        return offer("Normal", reason, message);
+    }
+
+    private boolean offer(String type, String reason, String message) {
+        boolean queued = queue.offer(new Key(type, Objects.requireNonNull(reason, "reason"), truncate(Objects.requireNonNull(message, "message"))));
+        if (!queued && !droppedLogged) {
+            droppedLogged = true;
+            LOG.warn("node event queue full ({} pending): dropping events until the API server catches up", queue.size());
+        }
+        return queued;
+    }
+
+    private void run() {
+        try {
+            while (!Thread.currentThread().isInterrupted()) {
+                Key key = queue.take();
+                droppedLogged = false;
+                Instant now = clock.instant();
+                Instant previous = lastPosted.get(key);
+                if (previous != null && previous.plus(repeatAfter).isAfter(now)) continue;
+                if (post(key, now)) lastPosted.put(key, now);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private boolean post(Key key, Instant now) {
+        String ts = DateTimeFormatter.ISO_INSTANT.format(now.truncatedTo(ChronoUnit.SECONDS));
+        Event event = new EventBuilder()
+                .withNewMetadata()
+                    // client-go's naming (involved object name + "." + hex nanoseconds), plus a sequence
+                    // number: two events in one clock tick must not share a name
+                    .withName(nodeName + "." + Long.toHexString(now.getEpochSecond() * 1_000_000_000L + now.getNano())
+                            + Integer.toHexString(sequence++))
+                    .withNamespace(NAMESPACE)
+                .endMetadata()
+                // the kubelet uses the node name as the UID of its node events; kubectl matches both forms
+                .withNewInvolvedObject().withApiVersion("v1").withKind("Node").withName(nodeName).withUid(nodeName).endInvolvedObject()
+                .withType(key.type())
+                .withReason(key.reason())
+                .withMessage(key.message())
+                .withNewSource().withComponent(COMPONENT).withHost(nodeName).endSource()
+                .withReportingComponent(COMPONENT)
+                .withReportingInstance(nodeName)
+                .withFirstTimestamp(ts)
+                .withLastTimestamp(ts)
+                .withCount(1)
+                .build();
+        try {
+            client.v1().events().inNamespace(NAMESPACE).resource(event).create();
+            lastFailure = null;
+            return true;
+        } catch (KubernetesClientException e) {
+            String failure = e.getCode() == 403 ? "forbidden (HTTP 403): grant create on events" : e.getCode() > 0 ? "HTTP " + e.getCode() : "API server unreachable";
+            if (!failure.equals(lastFailure)) {
+                LOG.warn("cannot post events on node {}: {} (event {}: {})", nodeName, failure, key.reason(), key.message());
+                lastFailure = failure;
+            }
+            return false;
+        }
+    }
+
+    private static String truncate(String message) {
+        return message.length() <= MAX_MESSAGE ? message : message.substring(0, MAX_MESSAGE - 1) + "…";
+    }
+
+    @Override
+    public void close() {
+        thread.interrupt();
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,10 @@
+package io.vfiodp.node;
+
+/**
+ * Reads what the node should serve right now (scan, then policy). Called once at start, then on
+ * every rescan; a failure keeps the previous state in place.
+ */
+@FunctionalInterface
+public interface NodeStateSource {
+    TargetState read();
+}

@@ -1,0 +1,126 @@
+package io.vfiodp.node;
+
+import io.vfiodp.host.HostSnapshot;
+import io.vfiodp.host.PciIds;
+import io.vfiodp.policy.Departures;
+import io.vfiodp.policy.DesiredState;
+import io.vfiodp.policy.PolicyEngine;
+import io.vfiodp.policy.PolicyProblem;
+import io.vfiodp.policy.PolicyResult;
+import io.vfiodp.policy.config.PermittedConfigSource;
+import io.vfiodp.policy.config.PermittedHostDevices;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Scan, then policy: the node state the plugin serves. The configuration comes from a
+ * {@link PermittedConfigSource} asked on every call: the {@code --config} file is read again, so
+ * an edited ConfigMap takes effect at the next rescan, and a KubeVirt CR edit takes effect at the
+ * rescan its watcher asks for. A file that became invalid fails the rescan and the previous
+ * state stays. A device the host took away since the last pass is served one more pass as
+ * Unhealthy with the reason ({@link Departures}); a configuration change applies at once.
+ */
+public final class ScanPolicySource implements NodeStateSource {
+
+    /** Receives the policy's configuration problems after every pass, with the configuration's origin. */
+    @FunctionalInterface
+    public interface ProblemSink {
+        void report(String origin, List<PolicyProblem> problems);
+    }
+
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.plugin");
+
+    private final Supplier<HostSnapshot> scan;
+    private final PermittedConfigSource configs;
+    private final PciIdsLoader pciIdsLoader;
+    private final Optional<ProblemSink> problemSink;
+    private volatile PciIds pciIds;
+    // Calls come one after another (start, then the rescan thread); remembered to log a problem once, not every rescan.
+    private volatile List<String> lastNotes = List.of();
+    // The last pass's own policy output, to serve what left since then one more pass as Unhealthy.
+    private volatile DesiredState lastDesired = DesiredState.EMPTY;
+    private volatile Optional<PermittedHostDevices> lastPermitted = Optional.empty();
+
+    public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, PciIds pciIds) {
+        this(scan, PermittedConfigSource.file(config), vendors -> pciIds, Optional.empty());
+    }
+
+    /** Reads the pci.ids database with the device names of at least the given vendors. */
+    @FunctionalInterface
+    public interface PciIdsLoader {
+        PciIds load(Set<Integer> deviceVendors) throws IOException;
+    }
+
+    /**
+     * @param pciIdsLoader loaded on the first {@link #read()} for the vendors the policy names devices
+     *                     of on this host, and again when a scan finds one it was not loaded for
+     * @param problemSink  takes over reporting the policy's configuration problems (otherwise
+     *                     they are logged here, once each)
+     */
+    public ScanPolicySource(Supplier<HostSnapshot> scan, PermittedConfigSource configs, PciIdsLoader pciIdsLoader,
+            Optional<ProblemSink> problemSink) {
+        this.scan = scan;
+        this.configs = configs;
+        this.pciIdsLoader = pciIdsLoader;
+        this.problemSink = problemSink;
+    }
+
+    private PciIds pciIds(HostSnapshot snapshot) {
+        Set<Integer> vendors = new HashSet<>(PolicyEngine.vendorsNamed(snapshot));
+        PciIds ids = pciIds;
+        if (ids == null || !ids.hasDeviceNamesOf(vendors)) {
+            // what it had plus what is new: a device that comes and goes does not make every pass read the file
+            if (ids != null) ids.deviceVendors().ifPresent(vendors::addAll);
+            try {
+                ids = pciIdsLoader.load(vendors);
+            } catch (IOException e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+            pciIds = ids;
+        }
+        return ids;
+    }
+
+    /** One scan and policy pass, with everything the inventory needs. */
+    public record Evaluation(HostSnapshot snapshot, PolicyResult result, List<String> configWarnings, String configOrigin) {}
+
+    public Evaluation evaluate() {
+        return evaluate(configs.current());
+    }
+
+    private Evaluation evaluate(PermittedConfigSource.Current config) {
+        HostSnapshot snapshot = scan.get();
+        return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, config.permitted(), pciIds(snapshot)), config.warnings(), config.origin());
+    }
+
+    @Override
+    public TargetState read() {
+        PermittedConfigSource.Current config = configs.current();
+        Evaluation e = evaluate(config);
+        List<String> notes = new ArrayList<>(e.configWarnings());
+        if (problemSink.isPresent()) {
+            problemSink.get().report(e.configOrigin(), e.result().problems());
+        } else {
+            e.result().problems().forEach(p -> notes.add(p.toString()));
+        }
+        e.snapshot().problems().forEach(p -> notes.add("scan skipped " + p.path() + ": " + p.reason()));
+        if (!notes.equals(lastNotes)) {
+            for (String n : notes) if (!lastNotes.contains(n)) log.warn("{}", n);
+            lastNotes = List.copyOf(notes);
+        }
+        // An operator's configuration change applies at once; only devices the host took away get the Unhealthy pass.
+        DesiredState served = config.permitted().equals(lastPermitted) ? Departures.keepOneMorePass(lastDesired, e.result())
+                : e.result().desiredState();
+        lastDesired = e.result().desiredState();
+        lastPermitted = config.permitted();
+        return new TargetState(served, e.snapshot().devNodes());
+    }
+}

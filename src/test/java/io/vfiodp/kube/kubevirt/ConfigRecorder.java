@@ -1,0 +1,42 @@
+package io.vfiodp.kube.kubevirt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/** Collects what a {@link KubeVirtConfigWatcher} emits, in order. */
+final class ConfigRecorder implements Consumer<KubeVirtConfig> {
+
+    private final BlockingQueue<KubeVirtConfig> seen = new LinkedBlockingQueue<>();
+
+    @Override
+    public void accept(KubeVirtConfig config) {
+        seen.add(config);
+    }
+
+    /** The next emitted configuration; fails after 10 s. */
+    KubeVirtConfig next() throws InterruptedException {
+        KubeVirtConfig c = seen.poll(10, TimeUnit.SECONDS);
+        assertThat(c).as("a configuration emitted within 10 s").isNotNull();
+        return c;
+    }
+
+    KubeVirtConfig.FromCr nextFromCr() throws InterruptedException {
+        KubeVirtConfig c = next();
+        assertThat(c).isInstanceOf(KubeVirtConfig.FromCr.class);
+        return (KubeVirtConfig.FromCr) c;
+    }
+
+    /** The next emission within {@code wait}, or null. */
+    KubeVirtConfig poll(Duration wait) throws InterruptedException {
+        return seen.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    void assertNothingWithin(Duration wait) throws InterruptedException {
+        assertThat(seen.poll(wait.toMillis(), TimeUnit.MILLISECONDS)).as("nothing emitted").isNull();
+    }
+}

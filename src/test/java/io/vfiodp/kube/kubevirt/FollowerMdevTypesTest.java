@@ -1,0 +1,64 @@
+package io.vfiodp.kube.kubevirt;
+
+import io.vfiodp.kube.MockKubeApi;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vfiodp.kube.kubevirt.model.KubeVirt;
+import io.vfiodp.metrics.PluginMetrics;
+import io.vfiodp.policy.config.PermittedConfigSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What {@code serve --manage-vgpus} reads from the CR: the node's resolved mdev types. */
+class FollowerMdevTypesTest {
+
+    private final MockKubeApi api = MockKubeApi.start().withKubeVirtCrd();
+    private KubernetesClient client;
+    private KubeVirtPolicyFollower follower;
+
+    @AfterEach
+    void tearDown() {
+        if (follower != null) follower.close();
+        if (client != null) client.close();
+        api.close();
+    }
+
+    private Optional<DesiredMdevTypes> followCr(String mediatedDevicesConfiguration) {
+        api.client().nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-node-1")
+                .withLabels(Map.of("gpu-profile", "big")).endMetadata().build()).create();
+        api.client().resource(Serialization.unmarshal("""
+                apiVersion: kubevirt.io/v1
+                kind: KubeVirt
+                metadata: {name: kubevirt, namespace: kubevirt}
+                spec:
+                  configuration:
+                    %s
+                status: {phase: Deployed}
+                """.formatted(mediatedDevicesConfiguration), KubeVirt.class)).create();
+        client = MockKubeApi.clientFor(api.port());
+        follower = KubeVirtPolicyFollower.start(client, Optional.of("gpu-node-1"), PermittedConfigSource.file(Optional.empty()),
+                "default policy", new PluginMetrics(new PrometheusRegistry()), Duration.ofSeconds(10));
+        return follower.mdevTypes();
+    }
+
+    @Test
+    void theCrsTypesForThisNodeAreOffered() {
+        assertThat(followCr("mediatedDevicesConfiguration: {mediatedDeviceTypes: [GRID_T4-1Q], "
+                + "nodeMediatedDeviceTypes: [{nodeSelector: {gpu-profile: big}, mediatedDeviceTypes: [GRID_T4-4Q]}]}"))
+                .contains(new DesiredMdevTypes(List.of("GRID_T4-4Q"), true, "nodeMediatedDeviceTypes[0]"));
+    }
+
+    @Test
+    void aCrWithoutTypesLeavesTheLayoutToTheConfigFile() {
+        assertThat(followCr("developerConfiguration: {featureGates: [GPU]}")).isEmpty();
+    }
+}
