@@ -20,6 +20,14 @@ import java.util.Objects;
  */
 public final class ServingMetrics implements PluginListener {
 
+    /** One label set of {@code vfio_dp_config_entry_errors}: why, and which entry. */
+    public record EntryErrorLabels(String reason, String entry) {
+        public EntryErrorLabels {
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(entry, "entry");
+        }
+    }
+
     private final Clock clock;
     private final Gauge devices;
     private final Counter allocations;
@@ -31,6 +39,7 @@ public final class ServingMetrics implements PluginListener {
     private final Gauge lastScan;
     private final Counter healthTransitions;
     private final Gauge vfioAvailable;
+    private final Gauge configEntryErrors;
 
     public ServingMetrics(PrometheusRegistry registry, String version, Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -59,6 +68,10 @@ public final class ServingMetrics implements PluginListener {
                 .labelNames("resource", "health", "reason").register(registry);
         vfioAvailable = Gauge.builder().name("vfio_dp_vfio_available")
                 .help("1 when /dev/vfio/vfio answered the VFIO API and type1 IOMMU ioctls at start, else 0").register(registry);
+        configEntryErrors = Gauge.builder().name("vfio_dp_config_entry_errors")
+                .help("1 for every permittedHostDevices entry currently skipped because it is invalid, by reason and entry "
+                        + "(e.g. pciHostDevices[2])")
+                .labelNames("reason", "entry").register(registry);
     }
 
     /** Replaces the device counts with the loop's current standing; resources gone since disappear. */
@@ -78,6 +91,17 @@ public final class ServingMetrics implements PluginListener {
     public void scanFailed(double seconds) {
         scanDuration.observe(seconds);
         scanFailures.inc();
+    }
+
+    /**
+     * Replaces the set of currently skipped configuration entries: entries fixed since the last
+     * call disappear from the metric.
+     */
+    public synchronized void setConfigEntryErrors(Collection<EntryErrorLabels> current) {
+        configEntryErrors.clear();
+        for (EntryErrorLabels l : current) {
+            configEntryErrors.labelValues(l.reason(), l.entry()).set(1);
+        }
     }
 
     public void vfio(VfioAvailability availability) {

@@ -24,6 +24,10 @@ public final class HostTree {
         return new HostTree(into);
     }
 
+    public Path root() {
+        return root;
+    }
+
     public Path sys() {
         return root.resolve("sys");
     }

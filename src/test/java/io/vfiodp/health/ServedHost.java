@@ -1,17 +1,17 @@
 package io.vfiodp.health;
 
-import io.vfiodp.triggers.VfioDirWatch;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.demo.kubelet.Watch;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.node.NodeStateSource;
+import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
-import io.vfiodp.node.ScanPolicySource;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
-import io.vfiodp.demo.kubelet.Watch;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
+import io.vfiodp.triggers.DirectoryWatch;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,8 +20,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Predicate;
-import java.util.function.UnaryOperator;
 
 /**
  * A fixture copy served the way {@code serve} does it (runtime, /dev/vfio watch triggering
@@ -32,10 +32,10 @@ public final class ServedHost implements AutoCloseable {
     public final HostTree host;
     public final KubeletSimulator kubelet;
     public final PluginRuntime runtime;
-    private final VfioDirWatch watch;
+    private final DirectoryWatch watch;
     private final AtomicInteger scans;
 
-    private ServedHost(HostTree host, KubeletSimulator kubelet, PluginRuntime runtime, VfioDirWatch watch, AtomicInteger scans) {
+    private ServedHost(HostTree host, KubeletSimulator kubelet, PluginRuntime runtime, DirectoryWatch watch, AtomicInteger scans) {
         this.host = host;
         this.kubelet = kubelet;
         this.runtime = runtime;
@@ -44,23 +44,24 @@ public final class ServedHost implements AutoCloseable {
     }
 
     public static ServedHost start(Path fixture, Path temp, Duration rescanInterval, PluginListener listener) throws IOException {
-        return start(fixture, temp, rescanInterval, listener, UnaryOperator.identity());
+        return start(fixture, temp, rescanInterval, listener, policy -> policy);
     }
 
-    /** As above, the source wrapped by {@code wrap} (e.g. timed into metrics). */
+    /** As above, each pass made by {@code pass} around scan and policy (e.g. serve's, timed into metrics). */
     public static ServedHost start(Path fixture, Path temp, Duration rescanInterval, PluginListener listener,
-                                   UnaryOperator<NodeStateSource> wrap) throws IOException {
+                                   Function<ScanPolicySource, NodeStateSource> pass) throws IOException {
         HostTree host = HostTree.copy(fixture, temp.resolve("node"));
         Path plugins = Files.createDirectories(temp.resolve("plugins"));
         KubeletSimulator kubelet = KubeletSimulator.start(plugins);
         AtomicInteger scans = new AtomicInteger();
-        ScanPolicySource policy = new ScanPolicySource(new SysfsScanner(host.sys(), host.dev())::scan, Optional.empty(), PciIds.bundled());
-        NodeStateSource counted = () -> {
+        SysfsScanner scanner = new SysfsScanner(host.sys(), host.dev());
+        ScanPolicySource policy = new ScanPolicySource(() -> {
             scans.incrementAndGet();
-            return policy.read();
-        };
-        PluginRuntime runtime = PluginRuntime.start(PluginSettings.of(plugins, rescanInterval), wrap.apply(counted), listener);
-        VfioDirWatch watch = VfioDirWatch.start(host.dev(), runtime::rescanNow);
+            return scanner.scan();
+        }, Optional.empty(), PciIds.bundled());
+        PluginRuntime runtime = PluginRuntime.start(PluginSettings.of(plugins, rescanInterval), pass.apply(policy), listener);
+        DirectoryWatch watch = DirectoryWatch.start(host.dev().resolve("vfio"), "/dev/vfio dir", "served-host-vfio-watch",
+                change -> runtime.rescanNow());
         return new ServedHost(host, kubelet, runtime, watch, scans);
     }
 

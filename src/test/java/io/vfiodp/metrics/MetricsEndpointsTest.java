@@ -6,6 +6,8 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.health.ServedHost;
 import io.vfiodp.plugin.ResourceStatus;
 import io.vfiodp.policy.ResourceName;
+import io.vfiodp.policy.config.LocalConfig;
+import io.vfiodp.serve.NodePass;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -46,7 +49,8 @@ class MetricsEndpointsTest {
     private void serveT4Numa() throws Exception {
         PrometheusRegistry registry = new PrometheusRegistry();
         ServingMetrics metrics = new ServingMetrics(registry, "vfio-device-plugin 1.2.3", Clock.fixed(NOW, ZoneOffset.UTC));
-        served = ServedHost.start(T4_NUMA, temp, Duration.ofHours(1), metrics, s -> new TimedSource(s, metrics));
+        served = ServedHost.start(T4_NUMA, temp, Duration.ofHours(1), metrics,
+                policy -> new NodePass(LocalConfig.of(Optional.empty()), Optional.empty(), policy, metrics, System::nanoTime));
         served.kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
         served.kubelet.watch(T4).awaitUpdates(1, WAIT);
         server = MetricsServer.start(new InetSocketAddress("127.0.0.1", 0), registry, metrics, served.runtime.loop()::status, WAIT);

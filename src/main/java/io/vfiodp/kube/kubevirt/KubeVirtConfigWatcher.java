@@ -1,19 +1,18 @@
 package io.vfiodp.kube.kubevirt;
 
-import io.vfiodp.kube.SupervisedInformer;
-import io.vfiodp.triggers.Backoff;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vfiodp.kube.SupervisedInformer;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
 import io.vfiodp.policy.config.MediatedHostDevice;
 import io.vfiodp.policy.config.PciHostDevice;
+import io.vfiodp.triggers.Backoff;
+import io.vfiodp.triggers.Worker;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -43,26 +42,30 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
 
     private final Optional<String> nodeName;
     private final Consumer<KubeVirtConfig> listener;
-    private final ScheduledExecutorService executor;
+    private final Runnable labelsChanged;
+    private final Worker executor;
     private final SupervisedInformer<KubeVirt> kubevirts;
     private final Optional<SupervisedInformer<Node>> node;
 
     private final CompletableFuture<Void> firstSettled = new CompletableFuture<>();
-    private Map<String, String> nodeLabels = Map.of();
+    private volatile Map<String, String> nodeLabels = Map.of();
     private KubeVirtConfig last;
     private List<CrRef> warnedIgnored = List.of();
     private boolean warnedNodeMissing;
     private boolean warnedNoNodeName;
 
     KubeVirtConfigWatcher(KubernetesClient client, Optional<String> nodeName, Consumer<KubeVirtConfig> listener, Backoff backoff) {
+        this(client, nodeName, listener, () -> { }, backoff);
+    }
+
+    /** @param labelsChanged runs (on this watcher's thread) when this node's labels change, after any new configuration */
+    KubeVirtConfigWatcher(KubernetesClient client, Optional<String> nodeName, Consumer<KubeVirtConfig> listener, Runnable labelsChanged,
+                          Backoff backoff) {
         Objects.requireNonNull(client, "client");
         this.nodeName = nodeName.filter(n -> !n.isBlank());
         this.listener = Objects.requireNonNull(listener, "listener");
-        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "kubevirt-config-watch");
-            t.setDaemon(true);
-            return t;
-        });
+        this.labelsChanged = Objects.requireNonNull(labelsChanged, "labelsChanged");
+        this.executor = Worker.start("kubevirt-config-watch");
         this.kubevirts = new SupervisedInformer<>("KubeVirt CRs (kubevirts.kubevirt.io, all namespaces)",
                 "list and watch on kubevirts.kubevirt.io",
                 "the kubevirts.kubevirt.io API is not served: is KubeVirt installed?",
@@ -100,8 +103,21 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
             return;
         }
         if (node.isPresent() && !node.get().settled()) return;
+        Map<String, String> labelsBefore = nodeLabels;
         node.filter(SupervisedInformer::synced).ifPresent(n -> nodeLabels = labelsOf(n.items()));
+        try {
+            emit();
+        } finally {
+            if (!nodeLabels.equals(labelsBefore)) labelsChanged.run();
+        }
+    }
 
+    /** This node's labels as last read (none without a node name, or before the node was read). */
+    public Map<String, String> nodeLabels() {
+        return nodeLabels;
+    }
+
+    private void emit() {
         ActiveKubeVirt.Selection selection = ActiveKubeVirt.select(kubevirts.items());
         warnAboutIgnored(selection);
         KubeVirtConfig config = selection.active()
@@ -173,19 +189,14 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
     @Override
     public void close() {
         try {
-            executor.submit(() -> {
+            CompletableFuture.runAsync(() -> {
                 kubevirts.close();
                 node.ifPresent(SupervisedInformer::close);
-            }).get(5, TimeUnit.SECONDS);
+            }, executor).get(5, TimeUnit.SECONDS);
         } catch (Exception e) {
             if (e instanceof InterruptedException) Thread.currentThread().interrupt();
             LOG.debug("closing informers", e);
         }
-        executor.shutdownNow();
-        try {
-            executor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        executor.close();
     }
 }

@@ -1,8 +1,5 @@
 package io.vfiodp.kube.kubevirt;
 
-import io.vfiodp.kube.TcpProxy;
-import io.vfiodp.kube.MockKubeApi;
-import io.vfiodp.triggers.Backoff;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,10 +7,14 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.vfiodp.kube.MockKubeApi;
+import io.vfiodp.kube.TcpProxy;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
 import io.vfiodp.kube.kubevirt.model.KubeVirtStatus;
+import io.vfiodp.policy.config.DesiredMdevTypes;
 import io.vfiodp.policy.config.MediatedHostDevice;
 import io.vfiodp.policy.config.PciHostDevice;
+import io.vfiodp.triggers.Backoff;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

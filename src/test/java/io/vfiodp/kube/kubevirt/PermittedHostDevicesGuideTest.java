@@ -2,9 +2,6 @@ package io.vfiodp.kube.kubevirt;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.host.HostSnapshot;
@@ -12,8 +9,9 @@ import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.inventory.SuggestedConfig;
+import io.vfiodp.kube.ConfigProblemReporter;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
-import io.vfiodp.metrics.PluginMetrics.EntryErrorLabels;
+import io.vfiodp.metrics.ServingMetrics.EntryErrorLabels;
 import io.vfiodp.policy.Decision;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DeviceKind;
@@ -36,6 +34,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.dataformat.yaml.YAMLFactory;
 
 /**
  * Runs every YAML block of docs/permitted-host-devices.md: KubeVirt CR (patches) through the
@@ -91,7 +92,7 @@ class PermittedHostDevicesGuideTest {
     private static PermittedHostDevices fromConfigFile(Example e) throws Exception {
         ConfigFile.Loaded loaded = ConfigFile.parse(e.id() + ".yaml", e.yaml());
         assertThat(loaded.warnings()).as("warnings of " + e.id()).isEmpty();
-        return loaded.permittedHostDevices();
+        return loaded.permittedHostDevices().orElseThrow();
     }
 
     /** resource name → device IDs, as the kubelet would see them. */

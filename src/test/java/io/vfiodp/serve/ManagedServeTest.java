@@ -1,37 +1,48 @@
-package io.vfiodp.vgpu;
+package io.vfiodp.serve;
 
-import io.vfiodp.host.fixtures.SysfsFixtures;
-import io.vfiodp.host.fixtures.Trees;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.fixtures.SysfsFixtures;
+import io.vfiodp.host.fixtures.Trees;
+import io.vfiodp.metrics.ServingMetrics;
+import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
-import io.vfiodp.node.ScanPolicySource;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.policy.config.LocalConfig;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.vfiodp.proto.podresources.v1.ContainerDevices;
 import io.vfiodp.proto.podresources.v1.ContainerResources;
 import io.vfiodp.proto.podresources.v1.ListPodResourcesResponse;
 import io.vfiodp.proto.podresources.v1.PodResources;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
+import io.vfiodp.vgpu.KernelFake;
+import io.vfiodp.vgpu.KubeletPodResources;
+import io.vfiodp.vgpu.LayoutEvents;
+import io.vfiodp.vgpu.LayoutExecutor;
+import io.vfiodp.vgpu.LayoutManager;
+import io.vfiodp.vgpu.LayoutPlanner;
+import io.vfiodp.vgpu.PodResourcesClient;
+import io.vfiodp.vgpu.StateFile;
+import io.vfiodp.vgpu.VgpuLayoutStep;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code serve --manage-vgpus} end to end on a copied t4-vgpu node: the layout is made through the
@@ -72,7 +83,7 @@ class ManagedServeTest {
         Path socket = tmp.resolve("pod-resources.sock");
         podResources = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollServerDomainSocketChannel.class).bossEventLoopGroup(group).workerEventLoopGroup(group)
-                .addService(PodResourcesClientTest.listing(ListPodResourcesResponse.newBuilder()
+                .addService(KubeletPodResources.listing(ListPodResourcesResponse.newBuilder()
                         .addPodResources(PodResources.newBuilder().setName("virt-launcher-vm1").setNamespace("vms")
                                 .addContainers(ContainerResources.newBuilder().setName("compute")
                                         .addDevices(ContainerDevices.newBuilder().setResourceName("nvidia.com/GRID_T4-1Q").addDeviceIds(ALLOCATED))))
@@ -85,8 +96,9 @@ class ManagedServeTest {
         LayoutManager manager = new LayoutManager(scanner::scan, client::allocated,
                 new LayoutPlanner(() -> String.format("00000000-0000-4000-8000-%012d", uuid.incrementAndGet())),
                 new LayoutExecutor(node.resolve("sys"), kernel, state, LayoutEvents.NONE), state, LayoutEvents.NONE);
-        VgpuLayoutSource source = new VgpuLayoutSource(() -> LayoutConfigFile.read(config, Map.of()), manager,
-                new ScanPolicySource(scanner::scan, Optional.empty(), PciIds.bundled()));
+        NodePass source = new NodePass(LocalConfig.of(Optional.of(config)), Optional.of(new VgpuLayoutStep(manager)),
+                new ScanPolicySource(scanner::scan, Optional.of(config), PciIds.bundled()), new ServingMetrics(new PrometheusRegistry(), "test",
+                Clock.systemUTC()), System::nanoTime);
         kubelet = KubeletSimulator.start(Files.createDirectories(tmp.resolve("plugins")));
 
         runtime = PluginRuntime.start(PluginSettings.of(tmp.resolve("plugins"), Duration.ofHours(1)), source);

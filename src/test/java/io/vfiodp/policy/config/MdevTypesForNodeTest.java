@@ -1,9 +1,7 @@
-package io.vfiodp.kube.kubevirt;
+package io.vfiodp.policy.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.vfiodp.kube.kubevirt.model.MediatedDevicesConfiguration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -13,8 +11,14 @@ class MdevTypesForNodeTest {
 
     private static final Map<String, String> T4_NODE = Map.of("gpu", "t4", "zone", "a");
 
-    private static MediatedDevicesConfiguration conf(String yaml) {
-        return Serialization.unmarshal(yaml, MediatedDevicesConfiguration.class);
+    /** The block as the --config file gives it (the KubeVirt CR's converts to the same record). */
+    private static MediatedDevicesConfig conf(String yaml) {
+        String block = "mediatedDevicesConfiguration:\n" + yaml.lines().map(l -> "  " + l + "\n").collect(java.util.stream.Collectors.joining());
+        try {
+            return ConfigFile.parse("c.yaml", block).mediatedDevicesConfiguration().orElseThrow();
+        } catch (InvalidConfigException e) {
+            throw new IllegalArgumentException(e);
+        }
     }
 
     @Test
@@ -42,7 +46,7 @@ class MdevTypesForNodeTest {
 
     @Test
     void matchingNodeEntryReplacesTheGlobalList() {
-        MediatedDevicesConfiguration c = conf("""
+        MediatedDevicesConfig c = conf("""
                 mediatedDeviceTypes: [nvidia-222]
                 nodeMediatedDeviceTypes:
                 - nodeSelector: {gpu: t4}
@@ -55,7 +59,7 @@ class MdevTypesForNodeTest {
 
     @Test
     void allMatchingNodeEntriesAreUnited() {
-        MediatedDevicesConfiguration c = conf("""
+        MediatedDevicesConfig c = conf("""
                 mediatedDeviceTypes: [nvidia-222]
                 nodeMediatedDeviceTypes:
                 - nodeSelector: {gpu: t4}
@@ -72,7 +76,7 @@ class MdevTypesForNodeTest {
 
     @Test
     void everySelectorLabelMustMatch() {
-        MediatedDevicesConfiguration c = conf("""
+        MediatedDevicesConfig c = conf("""
                 mediatedDeviceTypes: [nvidia-222]
                 nodeMediatedDeviceTypes:
                 - nodeSelector: {gpu: t4, zone: b}
@@ -84,7 +88,7 @@ class MdevTypesForNodeTest {
 
     @Test
     void emptyNodeSelectorMatchesEveryNode() {
-        MediatedDevicesConfiguration c = conf("""
+        MediatedDevicesConfig c = conf("""
                 mediatedDeviceTypes: [nvidia-222]
                 nodeMediatedDeviceTypes:
                 - nodeSelector: {}
@@ -96,7 +100,7 @@ class MdevTypesForNodeTest {
 
     @Test
     void nodeEntryWithDeprecatedSpellingCounts() {
-        MediatedDevicesConfiguration c = conf("""
+        MediatedDevicesConfig c = conf("""
                 nodeMediatedDeviceTypes:
                 - nodeSelector: {gpu: t4}
                   mediatedDevicesTypes: [nvidia-233]
@@ -107,7 +111,7 @@ class MdevTypesForNodeTest {
 
     @Test
     void noMatchingNodeEntryFallsBackToTheGlobalList() {
-        MediatedDevicesConfiguration c = conf("""
+        MediatedDevicesConfig c = conf("""
                 mediatedDevicesTypes: [nvidia-222]
                 nodeMediatedDeviceTypes:
                 - nodeSelector: {gpu: a10}

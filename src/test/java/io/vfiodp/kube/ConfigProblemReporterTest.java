@@ -1,15 +1,13 @@
-package io.vfiodp.kube.kubevirt;
+package io.vfiodp.kube;
 
-import io.vfiodp.kube.MockKubeApi;
-import io.vfiodp.kube.NodeEventRecorder;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciIds;
-import io.vfiodp.metrics.PluginMetrics;
-import io.vfiodp.metrics.PluginMetricsTestSupport;
+import io.vfiodp.metrics.MetricsTestSupport;
+import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.PolicyProblem;
 import io.vfiodp.policy.config.MediatedHostDevice;
@@ -53,7 +51,7 @@ class ConfigProblemReporterTest {
     private final MockKubeApi api = MockKubeApi.start();
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final NodeEventRecorder events = new NodeEventRecorder(api.client(), "gpu-node-1", Clock.systemUTC(), 64, Duration.ofMinutes(30));
-    private final ConfigProblemReporter reporter = new ConfigProblemReporter(Optional.of(events), new PluginMetrics(registry));
+    private final ConfigProblemReporter reporter = new ConfigProblemReporter(Optional.of(events), new ServingMetrics(registry, "test", Clock.systemUTC()));
 
     @AfterEach
     void tearDown() {
@@ -64,22 +62,22 @@ class ConfigProblemReporterTest {
     @Test
     void everyKindOfPolicyProblemGetsItsMetricLabels() {
         assertThat(problemsOf(BAD)).extracting(ConfigProblemReporter::labels).containsExactlyInAnyOrder(
-                new PluginMetrics.EntryErrorLabels("malformed_selector", "pciHostDevices[1]"),
-                new PluginMetrics.EntryErrorLabels("missing_domain", "pciHostDevices[2]"),
-                new PluginMetrics.EntryErrorLabels("invalid_resource_name", "pciHostDevices[3]"),
-                new PluginMetrics.EntryErrorLabels("duplicate_selector", "pciHostDevices[4]"),
-                new PluginMetrics.EntryErrorLabels("malformed_selector", "mediatedDevices[1]"),
-                new PluginMetrics.EntryErrorLabels("mixed_kinds", "mediatedDevices[2]"));
+                new ServingMetrics.EntryErrorLabels("malformed_selector", "pciHostDevices[1]"),
+                new ServingMetrics.EntryErrorLabels("missing_domain", "pciHostDevices[2]"),
+                new ServingMetrics.EntryErrorLabels("invalid_resource_name", "pciHostDevices[3]"),
+                new ServingMetrics.EntryErrorLabels("duplicate_selector", "pciHostDevices[4]"),
+                new ServingMetrics.EntryErrorLabels("malformed_selector", "mediatedDevices[1]"),
+                new ServingMetrics.EntryErrorLabels("mixed_kinds", "mediatedDevices[2]"));
     }
 
     @Test
     void problemsAreExposedAsMetricAndFixedOnesDisappear() {
         reporter.report("KubeVirt CR kubevirt/kubevirt", problemsOf(BAD));
-        assertThat(PluginMetricsTestSupport.entryErrors(registry)).hasSize(6).containsEntry("missing_domain/pciHostDevices[2]", 1.0);
+        assertThat(MetricsTestSupport.entryErrors(registry)).hasSize(6).containsEntry("missing_domain/pciHostDevices[2]", 1.0);
 
         reporter.report("KubeVirt CR kubevirt/kubevirt", List.of());
 
-        assertThat(PluginMetricsTestSupport.entryErrors(registry)).isEmpty();
+        assertThat(MetricsTestSupport.entryErrors(registry)).isEmpty();
     }
 
     @Test
@@ -133,11 +131,11 @@ class ConfigProblemReporterTest {
     @Test
     void withoutANodeNameOnlyLogAndMetricReport() {
         PrometheusRegistry own = new PrometheusRegistry();
-        ConfigProblemReporter noEvents = new ConfigProblemReporter(Optional.empty(), new PluginMetrics(own));
+        ConfigProblemReporter noEvents = new ConfigProblemReporter(Optional.empty(), new ServingMetrics(own, "test", Clock.systemUTC()));
 
         noEvents.report("KubeVirt CR kubevirt/kubevirt", problemsOf(BAD));
 
-        assertThat(PluginMetricsTestSupport.entryErrors(own)).hasSize(6);
+        assertThat(MetricsTestSupport.entryErrors(own)).hasSize(6);
         assertThat(api.nodeEvents()).isEmpty();
     }
 

@@ -1,20 +1,22 @@
-package io.vfiodp.cli;
+package io.vfiodp.serve;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vfiodp.cli.Main;
+import io.vfiodp.policy.config.ConfigSource.LayoutSetting;
+import io.vfiodp.policy.config.DesiredMdevTypes;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import io.vfiodp.kube.kubevirt.DesiredMdevTypes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-class VgpuDryRunTest {
+class DryRunTest {
 
     @TempDir Path tmp;
 
@@ -71,17 +73,15 @@ class VgpuDryRunTest {
 
     @Test
     void theKubeVirtCrLayoutWinsOverTheConfigFile() throws Exception {
-        Path file = Files.writeString(tmp.resolve("config.yaml"), "mediatedDevicesConfiguration:\n  mediatedDeviceTypes: [GRID_T4-1Q]\n");
         Path node = Path.of("src/test/resources/sysfs-fixtures", "t4-vgpu");
-        CommandLine.ParseResult parsed = Main.commandLine(java.util.Map.of()).parseArgs("serve", "--dry-run", "--sysfs-root", node.resolve("sys").toString(),
-                "--dev-root", node.resolve("dev").toString(), "--config", file.toString(), "--state-dir", tmp.resolve("state").toString(),
-                "--pod-resources-socket", "/nonexistent/kubelet.sock");
-        ServeCommand serve = (ServeCommand) parsed.subcommand().commandSpec().userObject();
+        ServeConfig config = new ServeConfig(node.resolve("sys"), node.resolve("dev"), Optional.empty(), Optional.empty(),
+                tmp.resolve("plugins"), false, Optional.empty(), Optional.empty(), Duration.ofSeconds(30), "",
+                new ServeConfig.Vgpu(false, tmp.resolve("state"), Path.of("/nonexistent/kubelet.sock")), "test");
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
 
-        int status = serve.vgpu.printDryRun(serve.host, Optional.empty(),
-                Optional.of(new DesiredMdevTypes(List.of("GRID_T4-2Q"), true, "KubeVirt CR nodeMediatedDeviceTypes[0]")),
+        int status = DryRun.print(config, new LayoutSetting.Desired(
+                new DesiredMdevTypes(List.of("GRID_T4-2Q"), true, "KubeVirt CR nodeMediatedDeviceTypes[0]"), "KubeVirt CR kubevirt/kubevirt"),
                 new PrintWriter(out), new PrintWriter(err));
 
         assertThat(status).isZero();

@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** Reads {@code vfio_dp_config_entry_errors} from a registry as a scrape would show it. */
-public final class PluginMetricsTestSupport {
+public final class MetricsTestSupport {
 
-    private PluginMetricsTestSupport() {}
+    private MetricsTestSupport() {}
 
     /** {@code reason/entry -> value}. */
     public static Map<String, Double> entryErrors(PrometheusRegistry registry) {

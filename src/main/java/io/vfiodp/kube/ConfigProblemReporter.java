@@ -1,7 +1,6 @@
-package io.vfiodp.kube.kubevirt;
+package io.vfiodp.kube;
 
-import io.vfiodp.kube.NodeEventRecorder;
-import io.vfiodp.metrics.PluginMetrics;
+import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.policy.PolicyProblem;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -32,10 +31,10 @@ public final class ConfigProblemReporter {
     private static final Pattern ENTRY = Pattern.compile("^((?:pciHostDevices|mediatedDevices)\\[\\d+])");
 
     private final Optional<NodeEventRecorder> events;
-    private final PluginMetrics metrics;
+    private final ServingMetrics metrics;
     private Set<String> logged = Set.of();
 
-    public ConfigProblemReporter(Optional<NodeEventRecorder> events, PluginMetrics metrics) {
+    public ConfigProblemReporter(Optional<NodeEventRecorder> events, ServingMetrics metrics) {
         this.events = Objects.requireNonNull(events, "events");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
     }
@@ -47,7 +46,7 @@ public final class ConfigProblemReporter {
      */
     public void report(String source, List<PolicyProblem> problems) {
         Set<String> current = new LinkedHashSet<>();
-        List<PluginMetrics.EntryErrorLabels> labels = new ArrayList<>();
+        List<ServingMetrics.EntryErrorLabels> labels = new ArrayList<>();
         for (PolicyProblem p : problems) {
             String line = source + ": " + p.message();
             current.add(line);
@@ -63,7 +62,7 @@ public final class ConfigProblemReporter {
      * The metric labels of a problem. The policy writes every entry problem as
      * {@code <list>[<index>] ...}; the reason is read from the wording it uses for each kind.
      */
-    static PluginMetrics.EntryErrorLabels labels(PolicyProblem p) {
+    public static ServingMetrics.EntryErrorLabels labels(PolicyProblem p) {
         Matcher m = ENTRY.matcher(p.message());
         String entry = m.find() ? m.group(1) : "configuration";
         String text = p.message();
@@ -75,6 +74,6 @@ public final class ConfigProblemReporter {
         else if (text.contains("has no domain prefix")) reason = "missing_domain";
         else if (text.contains("resource name")) reason = "invalid_resource_name";
         else reason = "other";
-        return new PluginMetrics.EntryErrorLabels(reason, entry);
+        return new ServingMetrics.EntryErrorLabels(reason, entry);
     }
 }

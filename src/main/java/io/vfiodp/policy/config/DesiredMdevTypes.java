@@ -1,4 +1,4 @@
-package io.vfiodp.kube.kubevirt;
+package io.vfiodp.policy.config;
 
 import java.util.List;
 import java.util.Objects;

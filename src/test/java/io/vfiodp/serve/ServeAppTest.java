@@ -1,16 +1,10 @@
-package io.vfiodp.cli;
+package io.vfiodp.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.vfiodp.health.HostTree;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.plugin.PluginSettings;
-import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;
-import java.net.InetSocketAddress;
+import io.vfiodp.health.HostTree;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,22 +18,26 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What {@code serve} wires together: runtime, /dev/vfio watch and metrics, on a fixture copy. */
-class ServeSessionTest {
+class ServeAppTest {
 
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
     private static final Duration WAIT = Duration.ofSeconds(5);
 
     @TempDir Path temp;
 
+    /** serve on {@code host} without an API, a rescan timer that never fires during a test, endpoints on a free port. */
+    static ServeConfig config(HostTree host, Path plugins) {
+        return new ServeConfig(host.sys(), host.dev(), Optional.empty(), Optional.empty(), plugins, false, Optional.empty(),
+                Optional.empty(), Duration.ofHours(1), "127.0.0.1:0",
+                new ServeConfig.Vgpu(false, host.root().resolve("state"), host.root().resolve("pod-resources.sock")), "vfio-device-plugin test");
+    }
+
     @Test
     void groupNodeRemovalReachesTheKubeletAndTheMetricsWithoutARescanTimer() throws Exception {
         HostTree host = HostTree.copy(Path.of("src/test/resources/sysfs-fixtures/t4-numa"), temp.resolve("node"));
         Path plugins = Files.createDirectories(temp.resolve("plugins"));
-        ScanPolicySource source = new ScanPolicySource(new SysfsScanner(host.sys(), host.dev())::scan, Optional.empty(), PciIds.bundled());
         try (KubeletSimulator kubelet = KubeletSimulator.start(plugins);
-             ServeSession session = ServeSession.start(PluginSettings.of(plugins, Duration.ofHours(1)), source, host.dev(),
-                     Optional.of(new InetSocketAddress("127.0.0.1", 0)), new PrometheusRegistry(), Optional.empty(),
-                     "vfio-device-plugin test");
+             ServeApp session = ServeApp.start(config(host, plugins));
              HttpClient http = HttpClient.newHttpClient()) {
             kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
             Watch w = kubelet.watch(T4);

@@ -1,0 +1,39 @@
+package io.vfiodp.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ServingMetricsTest {
+
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final ServingMetrics metrics = new ServingMetrics(registry, "test", Clock.systemUTC());
+
+    @Test
+    void currentEntryErrorsAreExposedWithReasonAndEntry() {
+        metrics.setConfigEntryErrors(List.of(new ServingMetrics.EntryErrorLabels("malformed_selector", "pciHostDevices[0]"),
+                new ServingMetrics.EntryErrorLabels("missing_domain", "mediatedDevices[2]")));
+
+        assertThat(MetricsTestSupport.entryErrors(registry)).isEqualTo(Map.of("malformed_selector/pciHostDevices[0]", 1.0,
+                "missing_domain/mediatedDevices[2]", 1.0));
+    }
+
+    @Test
+    void fixedEntriesDisappear() {
+        metrics.setConfigEntryErrors(List.of(new ServingMetrics.EntryErrorLabels("malformed_selector", "pciHostDevices[0]")));
+
+        metrics.setConfigEntryErrors(List.of());
+
+        assertThat(MetricsTestSupport.entryErrors(registry)).isEmpty();
+    }
+
+    @Test
+    void theMetricIsInTheRegistryHandedIn() {
+        assertThat(registry.scrape().stream().map(s -> s.getMetadata().getName())).contains("vfio_dp_config_entry_errors");
+    }
+}
