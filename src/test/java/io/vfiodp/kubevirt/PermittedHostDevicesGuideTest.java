@@ -144,7 +144,7 @@ class PermittedHostDevicesGuideTest {
     @Test
     void hgxDefaultNamesAreTheOnesTheGuideQuotes() {
         assertThat(served(PolicyEngine.evaluate(scan("hgx-8gpu"), Optional.empty(), pciIds)).keySet())
-                .containsExactly("nvidia.com/22a3", "nvidia.com/GH100H100_SXM5_80GB");
+                .containsExactly("nvidia.com/GH100_H100_NVSWITCH", "nvidia.com/GH100_H100_SXM5_80GB");
     }
 
     @Test

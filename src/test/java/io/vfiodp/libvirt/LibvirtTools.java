@@ -123,9 +123,13 @@ public final class LibvirtTools {
                 p.destroyForcibly();
                 fail(String.join(" ", command) + " did not finish within 60 s");
             }
+            String printed = new String(output, StandardCharsets.UTF_8);
+            if (p.exitValue() != 0 && printed.matches("(?s).*xmllint: (command )?not found.*")) {
+                fail(command.get(0) + " runs xmllint, which is not installed: apt-get install libxml2-utils (.ci/run installs it)");
+            }
             if (p.exitValue() != 0) {
                 fail("libvirt rejects the XML: " + String.join(" ", command) + " exited " + p.exitValue() + ":\n"
-                        + new String(output, StandardCharsets.UTF_8) + "\n--- XML ---\n" + numbered(xml));
+                        + printed + "\n--- XML ---\n" + numbered(xml));
             }
         } catch (IOException e) {
             fail("cannot read the output of " + command.get(0) + ": " + e);

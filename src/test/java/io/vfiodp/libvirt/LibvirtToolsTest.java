@@ -20,6 +20,15 @@ class LibvirtToolsTest {
                 .hasMessageEndingWith("): install libvirt's client tools: apt-get install libvirt-clients");
     }
 
+    /** virt-xml-validate is a shell script around xmllint, which libvirt-clients does not depend on. */
+    @Test
+    void aMissingXmllintFailsTheTestSayingWhatToInstall() {
+        assertThatThrownBy(() -> LibvirtTools.run(List.of("sh", "-c", "echo '/usr/bin/virt-xml-validate: 142: xmllint: not found' >&2; exit 127"),
+                "<domain/>"))
+                .isInstanceOf(AssertionError.class)
+                .hasMessage("sh runs xmllint, which is not installed: apt-get install libxml2-utils (.ci/run installs it)");
+    }
+
     @Test
     void xmlLibvirtRejectsFailsTheTestWithLibvirtsReason() {
         assertThatThrownBy(() -> LibvirtTools.assertHostdevsAccepted("<hostdev mode='subsystem' type='pci'/>"))
