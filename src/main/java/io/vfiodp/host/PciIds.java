@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * lines and the device lines of the vendors asked for ({@link #load(Optional, Set)}; all of
  * them with {@link #load(Optional)}): comments, blank and subsystem lines are dropped as they
  * go by. The plugin names the devices of one vendor, NVIDIA ({@code PolicyEngine.vendorsNamed}),
- * about 1,750 lines out of ~36,000; holding the whole database (0.75 MB even without the dropped
+ * about 2,000 lines out of ~43,000; holding the whole database (0.94 MB even without the dropped
  * lines) was most of its live heap, and reading it into one array before filtering put 3 MB of garbage into the old
  * generation at start. A vendor's device lines are parsed the first time one of its devices
  * is looked up.
