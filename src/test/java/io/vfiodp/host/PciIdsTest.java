@@ -251,6 +251,22 @@ class PciIdsTest {
                 Optional.of("2019.01.01"), Optional.of("given explicitly, used whatever its version")));
     }
 
+    /** serve loads through load(Optional, Set): its log says which copy, its version and why. */
+    @Test
+    void theLoadServeUsesLogsWhichCopyAndWhy(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("old.ids"), versioned("2019.01.01"));
+        java.io.PrintStream original = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(log, true, StandardCharsets.UTF_8));
+        try {
+            PciIds.load(Optional.of(file), Set.of(0x10de));
+        } finally {
+            System.setErr(original);
+        }
+        assertThat(log.toString(StandardCharsets.UTF_8))
+                .contains("INFO pci.ids: " + file + ", version 2019.01.01: given explicitly, used whatever its version\n");
+    }
+
     @Test
     void versionsCompareNumberByNumber() {
         assertThat(PciIdsCopies.compareVersions("2026.10.24", "2026.9.30")).isPositive();
