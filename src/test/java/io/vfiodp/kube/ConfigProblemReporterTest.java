@@ -121,11 +121,11 @@ class ConfigProblemReporterTest {
     @Test
     void aSelectorKubeVirtServesNamedByAnExternalEntryIsAnErrorMetricNamingTheExternalEntry() {
         assertThat(problemsOf(TWO_PROVIDERS)).extracting(ConfigProblemReporter::labels)
-                .containsExactly(new PluginMetrics.EntryErrorLabels("served_by_kubevirt", "pciHostDevices[1]"));
+                .containsExactly(new ServingMetrics.EntryErrorLabels("served_by_kubevirt", "pciHostDevices[1]"));
 
         reporter.report("KubeVirt CR kubevirt/kubevirt", problemsOf(TWO_PROVIDERS));
 
-        assertThat(PluginMetricsTestSupport.entryErrors(registry)).containsExactly(
+        assertThat(MetricsTestSupport.entryErrors(registry)).containsExactly(
                 java.util.Map.entry("served_by_kubevirt/pciHostDevices[1]", 1.0));
     }
 
@@ -135,7 +135,7 @@ class ConfigProblemReporterTest {
 
         reporter.report("KubeVirt CR kubevirt/kubevirt", problemsOf(TWO_PROVIDERS));
 
-        Event e = NodeEventRecorderTest.awaitEvents(api, 1).get(0);
+        Event e = api.awaitEvents(1).get(0);
         assertThat(e.getReason()).isEqualTo("InvalidPermittedHostDevice");
         assertThat(e.getMessage()).isEqualTo("KubeVirt CR kubevirt/kubevirt: pciHostDevices[1] (10de:1eb8 →"
                 + " nvidia.com/T4_PASSTHROUGH) skipped: pciHostDevices[0] (10de:1eb8 → nvidia.com/TU104GL_TESLA_T4) names the same"
