@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -123,10 +122,10 @@ public final class PciIds {
         in.mark(2);
         boolean gzip = in.read() == 0x1f && in.read() == 0x8b;
         in.reset();
-        Kept kept;
+        PciIdsLines.Kept kept;
         // closing the inflater's stream frees its native memory now rather than when a GC finds it
         try (InputStream plain = gzip ? new GZIPInputStream(in, CHUNK) : in) {
-            kept = keptLines(plain, deviceVendors);
+            kept = PciIdsLines.keep(plain, deviceVendors, CHUNK);
         } catch (IOException e) {
             throw new IOException(gzip ? "pci.ids database " + source + " is gzip-compressed but cannot be decompressed: " + e.getMessage()
                     : "cannot read pci.ids database " + source + ": " + PciIdsCopies.describe(e), e);
@@ -138,73 +137,6 @@ public final class PciIds {
                 Collections.unmodifiableMap(kept.vendorBlocks()));
     }
 
-    /** The lines kept, where each vendor's block of them starts and ends (vendor id → {start, end}), and the header's version. */
-    private record Kept(byte[] text, Map<Integer, int[]> vendorBlocks, Optional<String> version) {}
-
-    /**
-     * The vendor lines, and the device lines (one tab) of the vendors {@code deviceVendors}
-     * holds, up to the device-class section; read a chunk at a time, indexed as they are kept.
-     */
-    private static Kept keptLines(InputStream in, Optional<Set<Integer>> deviceVendors) throws IOException {
-        byte[] buf = new byte[CHUNK];
-        byte[] out = new byte[deviceVendors.isPresent() ? CHUNK : 16 * CHUNK];
-        int outLength = 0;
-        Map<Integer, int[]> blocks = new HashMap<>(4096);
-        int[] open = null;
-        int length = 0;
-        boolean keepDevices = false;
-        boolean end = false;
-        Optional<String> version = Optional.empty();
-        while (!end) {
-            if (length == buf.length) buf = Arrays.copyOf(buf, buf.length * 2); // a line longer than the buffer
-            int n = in.read(buf, length, buf.length - length);
-            boolean eof = n < 0;
-            if (!eof) length += n;
-            int pos = 0;
-            while (pos < length) {
-                int eol = pos;
-                while (eol < length && buf[eol] != '\n') eol++;
-                if (eol == length && !eof) break; // the rest of this line is in the next chunk
-                int next = Math.min(eol + 1, length);
-                byte first = buf[pos];
-                boolean keep = false;
-                if (first == 'C' && pos + 1 < length && buf[pos + 1] == ' ') {
-                    end = true; // the device-class section follows the vendor list; nothing in it is ours
-                    break;
-                } else if (first == '\t') {
-                    keep = keepDevices && pos + 1 < eol && buf[pos + 1] != '\t';
-                } else if (first == '#') {
-                    if (version.isEmpty() && open == null) {
-                        version = PciIdsCopies.versionOf(new String(buf, pos, eol - pos, StandardCharsets.UTF_8));
-                    }
-                } else {
-                    int id = hex4(buf, pos, eol);
-                    if (id >= 0 && pos + 4 < eol && buf[pos + 4] == ' ') {
-                        keep = true;
-                        keepDevices = deviceVendors.map(v -> v.contains(id)).orElse(true);
-                        if (open != null) open[1] = outLength;
-                        open = new int[] {outLength, -1};
-                        // a repeated vendor id keeps its first block, as lspci does
-                        blocks.putIfAbsent(id, open);
-                    }
-                }
-                if (keep) {
-                    int lineLength = next - pos;
-                    if (outLength + lineLength + 1 > out.length) out = Arrays.copyOf(out, Math.max(out.length * 2, outLength + lineLength + 1));
-                    System.arraycopy(buf, pos, out, outLength, lineLength);
-                    outLength += lineLength;
-                    if (buf[next - 1] != '\n') out[outLength++] = '\n';
-                }
-                pos = next;
-            }
-            if (eof) end = true;
-            System.arraycopy(buf, pos, buf, 0, length - pos);
-            length -= pos;
-        }
-        if (open != null) open[1] = outLength;
-        return new Kept(Arrays.copyOf(out, outLength), blocks, version);
-    }
-
     /** True when this database holds the device names of every vendor in {@code vendors}. */
     public boolean hasDeviceNamesOf(Set<Integer> vendors) {
         return deviceVendors.map(v -> v.containsAll(vendors)).orElse(true);
@@ -213,18 +145,6 @@ public final class PciIds {
     /** The vendors whose device names this database holds; empty: all of them. */
     public Optional<Set<Integer>> deviceVendors() {
         return deviceVendors;
-    }
-
-    /** Four hex digits at {@code at} (before {@code limit}) as a number, or -1. */
-    private static int hex4(byte[] t, int at, int limit) {
-        if (at + 4 > limit) return -1;
-        int v = 0;
-        for (int i = at; i < at + 4; i++) {
-            int d = Character.digit(t[i], 16);
-            if (d < 0) return -1;
-            v = (v << 4) | d;
-        }
-        return v;
     }
 
     /** Where the names come from: a file path or the bundled copy. */
@@ -264,7 +184,7 @@ public final class PciIds {
         while (pos < end) {
             int eol = lineEnd(pos);
             if (t(pos) == '\t' && pos + 1 < eol && t(pos + 1) != '\t') {
-                int id = hex4(text, pos + 1, eol);
+                int id = PciIdsLines.hex4(text, pos + 1, eol);
                 if (id >= 0 && pos + 5 < eol && t(pos + 5) == ' ') {
                     String name = name(pos + 5, eol);
                     if (!name.isEmpty()) out.putIfAbsent(id, name);

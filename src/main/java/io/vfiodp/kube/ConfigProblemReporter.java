@@ -2,12 +2,11 @@ package io.vfiodp.kube;
 
 import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.policy.PolicyProblem;
+import io.vfiodp.triggers.NewLines;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -32,7 +31,7 @@ public final class ConfigProblemReporter {
 
     private final Optional<NodeEventRecorder> events;
     private final ServingMetrics metrics;
-    private Set<String> logged = Set.of();
+    private final NewLines newLines = new NewLines();
 
     public ConfigProblemReporter(Optional<NodeEventRecorder> events, ServingMetrics metrics) {
         this.events = Objects.requireNonNull(events, "events");
@@ -45,16 +44,15 @@ public final class ConfigProblemReporter {
      * @param problems the policy's problems for that configuration, all of them
      */
     public void report(String source, List<PolicyProblem> problems) {
-        Set<String> current = new LinkedHashSet<>();
+        List<String> lines = new ArrayList<>();
         List<ServingMetrics.EntryErrorLabels> labels = new ArrayList<>();
         for (PolicyProblem p : problems) {
             String line = source + ": " + p.message();
-            current.add(line);
-            if (!logged.contains(line)) LOG.warn("{}", line);
+            lines.add(line);
             events.ifPresent(e -> e.warn(p.severity() == PolicyProblem.Severity.ERROR ? REASON_INVALID : REASON_OVERRIDDEN, line));
             labels.add(labels(p));
         }
-        logged = current;
+        for (String fresh : newLines.since(lines)) LOG.warn("{}", fresh);
         metrics.setConfigEntryErrors(labels);
     }
 

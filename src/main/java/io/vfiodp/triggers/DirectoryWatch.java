@@ -91,10 +91,6 @@ public final class DirectoryWatch implements AutoCloseable {
         return w;
     }
 
-    public String threadName() {
-        return thread.getName();
-    }
-
     private WatchKey register(Path path) throws IOException {
         return path.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
     }
