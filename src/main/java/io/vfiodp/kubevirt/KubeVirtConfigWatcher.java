@@ -65,11 +65,15 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
         this.kubevirts = new SupervisedInformer<>("KubeVirt CRs (kubevirts.kubevirt.io, all namespaces)",
                 "list and watch on kubevirts.kubevirt.io",
                 "the kubevirts.kubevirt.io API is not served: is KubeVirt installed?",
+                () -> last instanceof KubeVirtConfig.FromCr cr ? "keeping the configuration of KubeVirt CR " + cr.source() + " in force"
+                        : "serving the local policy (--config file or defaults) meanwhile",
                 () -> client.resources(KubeVirt.class).inAnyNamespace().runnableInformer(0),
                 this::recompute, executor, backoff);
         this.node = this.nodeName.map(name -> new SupervisedInformer<>("node " + name,
                 "list and watch on nodes",
                 "the nodes API is not served",
+                () -> nodeLabels.isEmpty() ? "nodeMediatedDeviceTypes entries are matched against no labels meanwhile"
+                        : "nodeMediatedDeviceTypes entries are matched against the labels read last",
                 () -> client.nodes().withName(name).runnableInformer(0),
                 this::recompute, executor, backoff));
     }
