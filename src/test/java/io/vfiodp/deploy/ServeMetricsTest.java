@@ -134,8 +134,86 @@ class ServeMetricsTest {
         assertThat(run.exitCode()).isZero();
     }
 
+    private static final Pattern IDENTIFIER = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
+    private static final Set<String> PROMQL_WORDS = Set.of("and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring",
+            "group_left", "group_right", "inf", "nan");
+
+    /** The metric names a PromQL expression selects: identifiers that are no function, keyword, label, string or range. */
+    static Set<String> metricNames(String expr) {
+        String bare = expr.replaceAll("\"(\\\\.|[^\"])*\"", "\"\"")
+                .replaceAll("\\{[^}]*}", " ")
+                .replaceAll("\\[[^\\]]*\\]", " ")
+                .replaceAll("\\b(by|without|on|ignoring|group_left|group_right)\\s*\\([^)]*\\)", " ");
+        Set<String> names = new TreeSet<>();
+        Matcher m = IDENTIFIER.matcher(bare);
+        while (m.find()) {
+            String word = m.group();
+            boolean call = bare.substring(m.end()).stripLeading().startsWith("(");
+            boolean number = m.start() > 0 && Character.isDigit(bare.charAt(m.start() - 1));
+            if (!call && !number && !PROMQL_WORDS.contains(word)) names.add(word);
+        }
+        return names;
+    }
+
     @Test
-    void printsTheExposition() {
-        System.out.println(exposition);
+    void metricNamesAreReadFromExpressions() {
+        assertThat(metricNames("histogram_quantile(0.99, sum by (le) (rate(vfio_dp_scan_duration_seconds_bucket{node=~\"$node\"}[5m])))"))
+                .containsExactly("vfio_dp_scan_duration_seconds_bucket");
+        assertThat(metricNames("time() - vfio_dp_last_successful_scan_timestamp_seconds > 600 or up == 0"))
+                .containsExactly("up", "vfio_dp_last_successful_scan_timestamp_seconds");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyAlertNamesOnlyExposedMetrics() throws Exception {
+        Map<String, Object> rule = io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
+                Files.readString(Path.of("deploy/monitoring/prometheusrule.yaml")), Map.class);
+        Set<String> used = new TreeSet<>();
+        for (Map<String, Object> group : (List<Map<String, Object>>) ((Map<String, Object>) rule.get("spec")).get("groups")) {
+            for (Map<String, Object> r : (List<Map<String, Object>>) group.get("rules")) used.addAll(metricNames((String) r.get("expr")));
+        }
+
+        assertThat(sampleNames(exposition)).containsAll(used);
+        assertThat(used).hasSize(8);
+    }
+
+    /** Every PromQL query of the dashboard, with Grafana's variables as Prometheus would get them. */
+    @SuppressWarnings("unchecked")
+    private static List<String> dashboardQueries() throws Exception {
+        Map<String, Object> dashboard = io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
+                Files.readString(Path.of("deploy/monitoring/vfio-device-plugin-dashboard.json")), Map.class);
+        List<String> queries = new java.util.ArrayList<>();
+        for (Map<String, Object> panel : (List<Map<String, Object>>) dashboard.get("panels")) {
+            for (Map<String, Object> target : (List<Map<String, Object>>) panel.get("targets")) {
+                queries.add(((String) target.get("expr")).replace("$__rate_interval", "2m").replace("$node", ".*"));
+            }
+        }
+        return queries;
+    }
+
+    @Test
+    void everyDashboardQueryNamesOnlyExposedMetricsAndCoversWhatOperatorsAskFor() throws Exception {
+        Set<String> used = new TreeSet<>();
+        for (String q : dashboardQueries()) used.addAll(metricNames(q));
+
+        assertThat(sampleNames(exposition)).containsAll(used);
+        assertThat(used).contains("vfio_dp_devices", "vfio_dp_resource_registered", "vfio_dp_registrations_total", "vfio_dp_allocations_total",
+                "vfio_dp_scan_duration_seconds_bucket", "vfio_dp_reconcile_duration_seconds_bucket");
+    }
+
+    @Test
+    void promtoolCompilesEveryDashboardQuery() throws Exception {
+        StringBuilder rules = new StringBuilder("groups:\n  - name: dashboard\n    rules:\n");
+        List<String> queries = dashboardQueries();
+        for (int i = 0; i < queries.size(); i++) {
+            rules.append("      - record: dashboard:query_").append(i).append("\n        expr: ")
+                    .append(io.fabric8.kubernetes.client.utils.Serialization.asJson(queries.get(i))).append('\n');
+        }
+        Files.writeString(temp.resolve("dashboard-queries.yaml"), rules);
+
+        Promtool.Run run = Promtool.find().run(temp, Optional.empty(), "check", "rules", "dashboard-queries.yaml");
+
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.output()).contains("SUCCESS: " + queries.size() + " rules found");
     }
 }
