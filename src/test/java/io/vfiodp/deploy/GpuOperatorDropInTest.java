@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.cli.Main;
@@ -45,6 +47,8 @@ class GpuOperatorDropInTest {
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
     private static final Path T4_NUMA = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
     private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Subject SERVICE_ACCOUNT = new SubjectBuilder().withKind("ServiceAccount").withName(GpuOperatorSandbox.NAME)
+            .withNamespace(GpuOperatorSandbox.NAMESPACE).build();
     private static final Pattern DOCKER_INSTRUCTION = Pattern.compile("(?m)^(ENTRYPOINT|CMD) (\\[.*])$");
 
     @TempDir Path temp;
@@ -176,13 +180,19 @@ class GpuOperatorDropInTest {
      * fixture's: the test cannot give the child the host's {@code /sys}.
      */
     private OperatorNode startOn(Path fixture, String workloadConfig) throws Exception {
+        return startOn(fixture, workloadConfig, List.of());
+    }
+
+    /** As {@link #startOn(Path, String)}, with {@code extraRbac} applied besides the Operator's. */
+    private OperatorNode startOn(Path fixture, String workloadConfig, List<HasMetadata> extraRbac) throws Exception {
         Container c = GpuOperatorSandbox.container(rendered());
         String token = "sandbox-device-plugin-token";
         Path tokenFile = Files.writeString(temp.resolve("token"), token);
         HostTree host = HostTree.copy(fixture, temp.resolve("node"));
         Path plugins = Files.createDirectories(temp.resolve("device-plugins"));
-        RbacMockApi api = new RbacMockApi(GpuOperatorSandbox.rbac(), new SubjectBuilder().withKind("ServiceAccount")
-                .withName(GpuOperatorSandbox.NAME).withNamespace(GpuOperatorSandbox.NAMESPACE).build(), token);
+        List<HasMetadata> rbac = new ArrayList<>(GpuOperatorSandbox.rbac());
+        rbac.addAll(extraRbac);
+        RbacMockApi api = new RbacMockApi(rbac, SERVICE_ACCOUNT, token);
         KubeletSimulator kubelet = null;
         try {
             kubelet = KubeletSimulator.start(plugins);
@@ -280,6 +290,37 @@ class GpuOperatorDropInTest {
             assertThat(n.serve().get("/readyz")).startsWith("ready: 2 resource(s)");
             await().atMost(WAIT).untilAsserted(() -> assertThat(forbiddenLines(n.serve())).containsExactlyInAnyOrder(CR_LINE, NODE_LINE));
             assertThat(n.api().allowed()).as("no vGPU layout management: no Node read or patch").isEmpty();
+            assertCleanRun(n);
+        }
+    }
+
+    @Test
+    void deployGpuOperatorGrantsExactlyWhatTheOperatorsAccountWasRefused() {
+        for (Manifests m : Manifests.of("gpu-operator")) {
+            Set<String> granted = RbacMockApi.grants(m.objects(), SERVICE_ACCOUNT);
+
+            assertThat(granted).as(m.toString()).containsExactlyInAnyOrder("list kubevirt.io/kubevirts in all namespaces",
+                    "watch kubevirt.io/kubevirts in all namespaces", "list /nodes in all namespaces", "watch /nodes in all namespaces",
+                    "create /events in default");
+            assertThat(RbacMockApi.grants(GpuOperatorSandbox.rbac(), SERVICE_ACCOUNT)).doesNotContainAnyElementsOf(granted);
+        }
+    }
+
+    /** With deploy/gpu-operator applied the plugin follows the KubeVirt CR and posts Events, and says nothing is forbidden. */
+    @Test
+    void withDeployGpuOperatorItFollowsTheCrAndPostsNodeEvents() throws Exception {
+        try (OperatorNode n = startOn(T4_NUMA, "vm-passthrough", Manifests.of("gpu-operator").getFirst().objects())) {
+            n.kubelet().awaitRegistrations(List.of("nvidia.com/T4"), 1, WAIT);
+            Watch w = n.kubelet().watch("nvidia.com/T4");
+            w.awaitUpdate(u -> u.getDevicesCount() == 4, WAIT);
+
+            n.host().removeGroupNode(25);
+            w.awaitUpdate(u -> u.getDevicesList().stream().filter(d -> d.getHealth().equals("Unhealthy")).count() == 2, WAIT);
+            await().atMost(WAIT).until(() -> n.api().allowed().contains("create /events in default"));
+
+            assertThat(n.api().forbidden()).isEmpty();
+            assertThat(n.kubelet().registrations()).extracting(KubeletSimulator.Registration::resourceName).doesNotContain(T4);
+            assertThat(forbiddenLines(n.serve())).isEmpty();
             assertCleanRun(n);
         }
     }

@@ -141,7 +141,8 @@ final class RbacMockApi implements AutoCloseable {
         }
     }
 
-    private static Set<String> grants(List<HasMetadata> rbac, Subject subject) {
+    /** Every {@code verb group/resource in scope} {@code rbac} grants {@code subject}. */
+    static Set<String> grants(List<HasMetadata> rbac, Subject subject) {
         Set<String> out = new TreeSet<>();
         for (HasMetadata o : rbac) {
             if (o instanceof ClusterRoleBinding b && b.getSubjects().contains(subject)) {
