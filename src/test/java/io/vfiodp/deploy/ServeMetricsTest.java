@@ -174,7 +174,7 @@ class ServeMetricsTest {
         }
 
         assertThat(sampleNames(exposition)).containsAll(used);
-        assertThat(used).hasSize(8);
+        assertThat(used).hasSize(7);
     }
 
     /** Every PromQL query of the dashboard, with Grafana's variables as Prometheus would get them. */
