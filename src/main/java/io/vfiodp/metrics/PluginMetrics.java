@@ -49,10 +49,6 @@ public final class PluginMetrics {
         return registry;
     }
 
-    /**
-     * Replaces the set of currently skipped configuration entries: entries fixed since the last
-     * call disappear from the metric.
-     */
     /** Whether the last attempt to list or watch the KubeVirt CRs got an answer the configuration can follow. */
     public void kubevirtCrReadable(boolean readable) {
         kubevirtCrReadable.set(readable ? 1 : 0);
@@ -63,6 +59,10 @@ public final class PluginMetrics {
         for (LayoutState s : LayoutState.values()) vgpuLayoutState.labelValues(s.wireValue()).set(s == state ? 1 : 0);
     }
 
+    /**
+     * Replaces the set of currently skipped configuration entries: entries fixed since the last
+     * call disappear from the metric.
+     */
     public synchronized void setConfigEntryErrors(Collection<EntryErrorLabels> current) {
         configEntryErrors.clear();
         for (EntryErrorLabels l : current) {
