@@ -1,9 +1,10 @@
 package io.vfiodp.libvirt;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.dataformat.yaml.YAMLMapper;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -32,9 +33,9 @@ public record VmiDevices(List<DeviceRequest> requests, Optional<Boolean> compani
     public static VmiDevices parse(String document) {
         JsonNode root;
         try {
-            ObjectMapper mapper = document.stripLeading().startsWith("{") ? new ObjectMapper() : new YAMLMapper();
+            ObjectMapper mapper = document.stripLeading().startsWith("{") ? new JsonMapper() : new YAMLMapper();
             root = mapper.readTree(document);
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw new IllegalArgumentException("VMI is neither JSON nor YAML: " + e.getOriginalMessage());
         }
         if (root == null || !root.isObject()) throw new IllegalArgumentException("VMI must be an object");
@@ -86,19 +87,19 @@ public record VmiDevices(List<DeviceRequest> requests, Optional<Boolean> compani
     private static Optional<Boolean> companionsAnnotation(JsonNode root) {
         JsonNode value = root.path("metadata").path("annotations").path(COMPANIONS_ANNOTATION);
         if (value.isMissingNode() || value.isNull()) return Optional.empty();
-        return switch (value.asText()) {
+        return switch (value.asString()) {
             case "true" -> Optional.of(true);
             case "false" -> Optional.of(false);
             default -> throw new IllegalArgumentException(
-                    "VMI annotation " + COMPANIONS_ANNOTATION + " must be \"true\" or \"false\", not \"" + value.asText() + "\"");
+                    "VMI annotation " + COMPANIONS_ANNOTATION + " must be \"true\" or \"false\", not \"" + value.asString() + "\"");
         };
     }
 
     private static String text(JsonNode node, String field, String where) {
         JsonNode v = node.path(field);
         if (v.isMissingNode() || v.isNull()) return "";
-        if (!v.isTextual()) throw new IllegalArgumentException(where + "." + field + " must be a string");
-        return v.asText();
+        if (!v.isString()) throw new IllegalArgumentException(where + "." + field + " must be a string");
+        return v.asString();
     }
 
     private static Optional<Boolean> bool(JsonNode v, String where) {

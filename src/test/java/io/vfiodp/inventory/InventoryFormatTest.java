@@ -2,8 +2,8 @@ package io.vfiodp.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.policy.PolicyEngine;
@@ -12,7 +12,6 @@ import io.vfiodp.policy.PolicyResult;
 import io.vfiodp.policy.config.PciHostDevice;
 import io.vfiodp.policy.config.PermittedHostDevices;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -163,8 +162,6 @@ class InventoryFormatTest {
     }
 
     static List<String> names(JsonNode node) {
-        List<String> out = new ArrayList<>();
-        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) out.add(it.next());
-        return out;
+        return new ArrayList<>(node.propertyNames());
     }
 }
