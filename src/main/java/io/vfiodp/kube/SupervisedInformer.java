@@ -31,6 +31,7 @@ public final class SupervisedInformer<T extends HasMetadata> implements AutoClos
     private final String what;
     private final String rbacHint;
     private final String notFoundHint;
+    private final Supplier<String> meanwhile;
     private final Supplier<SharedIndexInformer<T>> factory;
     private final Runnable onChange;
     private final Worker executor;
@@ -50,12 +51,15 @@ public final class SupervisedInformer<T extends HasMetadata> implements AutoClos
      * @param what         what is watched, for logs ({@code KubeVirt CRs})
      * @param rbacHint     the permission to grant when the API answers 403
      * @param notFoundHint what a 404 means for this resource
+     * @param meanwhile    what the caller goes on with while it cannot watch, for the log line of
+     *                     a failure ({@code serving the local policy meanwhile}); asked on the executor
      */
-    public SupervisedInformer(String what, String rbacHint, String notFoundHint, Supplier<SharedIndexInformer<T>> factory,
-            Runnable onChange, Worker executor, Backoff backoff) {
+    public SupervisedInformer(String what, String rbacHint, String notFoundHint, Supplier<String> meanwhile,
+            Supplier<SharedIndexInformer<T>> factory, Runnable onChange, Worker executor, Backoff backoff) {
         this.what = what;
         this.rbacHint = rbacHint;
         this.notFoundHint = notFoundHint;
+        this.meanwhile = meanwhile;
         this.factory = factory;
         this.onChange = onChange;
         this.executor = executor;
@@ -146,14 +150,20 @@ public final class SupervisedInformer<T extends HasMetadata> implements AutoClos
         settled = true;
         absent = httpCode(t) == 404;
         String problem = describe(t);
-        problems.problem(problem, "cannot watch " + what + ": " + problem + "; keeping the configuration in force and retrying (backoff "
-                + backoff.initial() + " to " + backoff.max() + ")");
+        // one line per distinct problem: a missing right (the GPU Operator's service account has none of ours) is said once,
+        // not at every retry
+        problems.problem(problem, "cannot watch " + what + ": " + problem + "; " + meanwhile.get() + "; retrying (backoff "
+                + readable(backoff.initial()) + " to " + readable(backoff.max()) + ")");
         try {
             retry = executor.schedule(this::launch, backoff.delayAfter(++attempt));
         } catch (RejectedExecutionException e) {
             return;
         }
         onChange.run();
+    }
+
+    private static String readable(java.time.Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     private static int httpCode(Throwable t) {

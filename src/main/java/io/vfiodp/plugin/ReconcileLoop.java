@@ -1,12 +1,12 @@
 package io.vfiodp.plugin;
 
-import io.vfiodp.node.TargetState;
-import io.vfiodp.triggers.Backoff;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.ExposedDevice;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
+import io.vfiodp.triggers.Backoff;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -206,6 +206,7 @@ public final class ReconcileLoop implements AutoCloseable {
             }
         }
         scheduleWakeUp(now);
+        listener.reconciled((System.nanoTime() - now) / 1e9);
     }
 
     private void observeKubelet() {

@@ -64,7 +64,7 @@ public final class ServeApp implements AutoCloseable {
             SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot());
             ScanPolicySource scanPolicy = new ScanPolicySource(scanner::scan, configs.configs(),
                     vendors -> PciIds.load(config.pciIds(), vendors), Optional.of(configs.problems()));
-            Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), closer);
+            Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, closer);
             NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, metrics, System::nanoTime);
 
             checkVfio(config, metrics);

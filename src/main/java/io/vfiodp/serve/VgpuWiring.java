@@ -3,6 +3,7 @@ package io.vfiodp.serve;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.kube.NodeEventRecorder;
+import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.vgpu.LayoutEvents;
 import io.vfiodp.vgpu.LayoutExecutor;
 import io.vfiodp.vgpu.LayoutManager;
@@ -26,12 +27,13 @@ final class VgpuWiring {
 
     /** The layout step when serve manages vGPUs, else empty; what it starts is registered with {@code closer}. */
     static Optional<VgpuLayoutStep> start(ServeConfig config, Supplier<HostSnapshot> scan, Optional<KubernetesClient> client,
-                                          Optional<NodeEventRecorder> recorder, Closer closer) {
+                                          Optional<NodeEventRecorder> recorder, ServingMetrics metrics, Closer closer) {
         if (!config.vgpu().manage()) return Optional.empty();
         LayoutEvents events = LayoutEvents.NONE;
         if (client.isPresent() && config.nodeName().isPresent() && recorder.isPresent()) {
             events = new NodeLayoutEvents(client.get(), config.nodeName().get(), recorder.get());
         }
+        events = events.alsoStatesTo(metrics::vgpuLayoutState);
         PodResourcesClient podResources = closer.add(new PodResourcesClient(config.vgpu().podResourcesSocket(), POD_RESOURCES_TIMEOUT));
         StateFile state = new StateFile(config.vgpu().stateDir());
         LayoutManager manager = new LayoutManager(scan, podResources::allocated, new LayoutPlanner(() -> UUID.randomUUID().toString()),

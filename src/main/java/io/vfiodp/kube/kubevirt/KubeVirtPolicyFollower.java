@@ -39,7 +39,7 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
             ServingMetrics metrics, Backoff backoff) {
         this.events = nodeName.filter(n -> !n.isBlank()).map(n -> new NodeEventRecorder(client, n));
         this.problems = new ConfigProblemReporter(events, metrics);
-        this.watcher = new KubeVirtConfigWatcher(client, nodeName, this::changed, () -> rescan.run(), backoff);
+        this.watcher = new KubeVirtConfigWatcher(client, nodeName, this::changed, () -> rescan.run(), metrics::kubevirtCrReadable, backoff);
         this.configs = new CrOrLocalConfigSource(new LocalConfig(configFile, watcher::nodeLabels));
     }
 
