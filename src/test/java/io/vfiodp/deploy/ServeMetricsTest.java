@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
-import io.vfiodp.health.HostTree;
 import io.vfiodp.kube.MockKubeApi;
+import io.vfiodp.serve.HostTree;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -3,11 +3,11 @@ package io.vfiodp.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.vfiodp.health.ServedHost;
 import io.vfiodp.plugin.ResourceStatus;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.policy.config.LocalConfig;
 import io.vfiodp.serve.NodePass;
+import io.vfiodp.serve.ServedHost;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;

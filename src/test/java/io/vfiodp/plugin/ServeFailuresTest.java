@@ -1,12 +1,12 @@
 package io.vfiodp.plugin;
 
-import io.vfiodp.node.ScanPolicySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.cli.Main;
-import io.vfiodp.health.HostTree;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.policy.ResourceName;
+import io.vfiodp.serve.HostTree;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

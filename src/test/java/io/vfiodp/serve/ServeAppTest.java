@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;
-import io.vfiodp.health.HostTree;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

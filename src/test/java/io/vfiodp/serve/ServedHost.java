@@ -1,4 +1,4 @@
-package io.vfiodp.health;
+package io.vfiodp.serve;
 
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;

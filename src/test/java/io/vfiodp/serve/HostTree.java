@@ -1,4 +1,4 @@
-package io.vfiodp.health;
+package io.vfiodp.serve;
 
 import io.vfiodp.host.fixtures.Trees;
 import java.io.IOException;

@@ -1,15 +1,15 @@
-package io.vfiodp.health;
+package io.vfiodp.serve;
 
-import static io.vfiodp.health.ServedHost.awaitUpdateAfter;
-import static io.vfiodp.health.ServedHost.devices;
-import static io.vfiodp.health.ServedHost.has;
-import static io.vfiodp.health.ServedHost.listing;
+import static io.vfiodp.serve.ServedHost.awaitUpdateAfter;
+import static io.vfiodp.serve.ServedHost.devices;
+import static io.vfiodp.serve.ServedHost.has;
+import static io.vfiodp.serve.ServedHost.listing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.StatusRuntimeException;
-import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.plugin.PluginListener;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
