@@ -22,40 +22,57 @@ final class Rescan {
     private final DeviceReads reads;
     private final PciFunctionReader functionReader;
     private final String devicesDir;
+    private final HostScan previousScan;
     private final HostScan.Parts previous;
+    private final Set<String> rereadMdevs = new HashSet<>();
 
     private final Set<Integer> touchedGroups = new HashSet<>();
     private final TreeMap<PciAddress, HostScan.FunctionRead> functions;
     private final TreeMap<String, MdevReader.InstanceRead> mdevs;
 
-    Rescan(DeviceReads reads, PciFunctionReader functionReader, String devicesDir, HostScan.Parts previous) {
+    Rescan(DeviceReads reads, PciFunctionReader functionReader, String devicesDir, HostScan previous) {
         this.reads = reads;
         this.functionReader = functionReader;
         this.devicesDir = devicesDir;
-        this.previous = previous;
-        this.functions = new TreeMap<>(previous.functions());
-        this.mdevs = new TreeMap<>(previous.mdevs());
+        this.previousScan = previous;
+        this.previous = previous.parts();
+        this.functions = new TreeMap<>(previous.parts().functions());
+        this.mdevs = new TreeMap<>(previous.parts().mdevs());
     }
 
     HostScan run(ChangedDevices changed, DevNodes devNodes, List<ScanProblem> devProblems) {
         Set<PciAddress> reread = rereadFunctions(changed.functions());
         MdevReader.Listing mdevListing = rereadMdevs(changed.mdevs(), reread);
-        TreeMap<Integer, HostScan.GroupRead> groups = new TreeMap<>();
-        HostScan.groupDirs(functions, mdevs).forEach((number, dir) -> {
-            HostScan.GroupRead old = previous.groups().get(number);
-            boolean keep = old != null && old.dir().equals(dir) && !touchedGroups.contains(number);
-            groups.put(number, keep ? old : reads.group(number, dir));
-        });
-        return new HostScan(new HostScan.Parts(devNodes, devProblems, previous.listing(), functions, mdevListing, mdevs, groups));
+        // A group exists while a function or mdev links to it, and its directory is the link of
+        // the lowest such function: both change only through the devices read again, whose
+        // groups were all touched.
+        TreeMap<Integer, HostScan.GroupRead> groups = new TreeMap<>(previous.groups());
+        if (!touchedGroups.isEmpty()) {
+            Map<Integer, String> dirs = HostScan.groupDirs(functions, mdevs, touchedGroups::contains);
+            for (int number : touchedGroups) {
+                String dir = dirs.get(number);
+                if (dir == null) groups.remove(number);
+                else groups.put(number, reads.group(number, dir));
+            }
+        }
+        HostScan.Parts parts = new HostScan.Parts(devNodes, devProblems, previous.listing(), functions, mdevListing, mdevs, groups);
+        return HostScan.patch(previousScan, parts, reread, rereadMdevs, touchedGroups);
     }
 
-    /** The named functions, and the PF of every VF among them (its virtfn links changed too). */
+    /**
+     * The named functions, and the PF of every VF among them (its virtfn links changed too). The
+     * groups they were and are in are touched: by their links, and by the group listings that
+     * named them (a function the previous scan skipped has no link to go by).
+     */
     private Set<PciAddress> rereadFunctions(Set<PciAddress> named) {
         Set<PciAddress> reread = new HashSet<>();
         Deque<PciAddress> pending = new ArrayDeque<>(named);
         while (!pending.isEmpty()) {
             PciAddress address = pending.poll();
             if (!reread.add(address)) continue;
+            previous.groups().forEach((number, group) -> {
+                if (group.members().filter(m -> m.contains(address)).isPresent()) touchedGroups.add(number);
+            });
             Optional<HostScan.FunctionRead> before = Optional.ofNullable(functions.remove(address));
             Optional<HostScan.FunctionRead> after = listed(devicesDir, address.toString())
                     ? Optional.of(reads.function(functionReader, address)) : Optional.empty();
@@ -82,6 +99,7 @@ final class Rescan {
         MdevReader.Listing now = reads.mdev().list();
         if (now instanceof MdevReader.Listing.Listed listed && previous.mdevListing() instanceof MdevReader.Listing.Listed before
                 && listed.dir().equals(before.dir())) {
+            rereadMdevs.addAll(toRead);
             for (String uuid : toRead) {
                 touch(Optional.ofNullable(mdevs.remove(uuid)));
                 if (listed(listed.dir(), uuid)) {
@@ -93,9 +111,11 @@ final class Rescan {
             return now;
         }
         // The mdev bus appeared, vanished or moved: every instance is new to us.
+        rereadMdevs.addAll(mdevs.keySet());
         mdevs.values().forEach(r -> touch(Optional.of(r)));
         mdevs.clear();
         if (now instanceof MdevReader.Listing.Listed listed) {
+            rereadMdevs.addAll(listed.uuids());
             for (String uuid : listed.uuids()) {
                 MdevReader.InstanceRead read = reads.mdev().readInstance(listed.dir(), uuid);
                 mdevs.put(uuid, read);

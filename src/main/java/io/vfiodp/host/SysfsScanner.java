@@ -125,7 +125,7 @@ public final class SysfsScanner {
         }
         List<ScanProblem> devProblems = new ArrayList<>();
         DevNodes devNodes = scanDev(devProblems);
-        return new Rescan(new DeviceReads(sys), new PciFunctionReader(sys, devicesDir), devicesDir, previous.parts())
+        return new Rescan(new DeviceReads(sys), new PciFunctionReader(sys, devicesDir), devicesDir, previous)
                 .run(changed, devNodes, devProblems);
     }
 

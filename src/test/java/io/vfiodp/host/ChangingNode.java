@@ -127,12 +127,19 @@ final class ChangingNode implements AutoCloseable {
                 yield ChangedDevices.function(u.function());
             }
             case Change.Rebind r -> {
-                if (functionDir(r.function()).isEmpty()) yield ChangedDevices.NONE;
+                Path drivers = sys().resolve("bus/pci/drivers");
+                // through a corrupted drivers link, creating the driver's directory would mend other functions' links
+                if (functionDir(r.function()).isEmpty() || !Files.isDirectory(drivers, LinkOption.NOFOLLOW_LINKS)) {
+                    yield ChangedDevices.NONE;
+                }
                 Path dir = functionDir(r.function()).get();
                 Path link = dir.resolve("driver");
                 Files.deleteIfExists(link);
-                Path driverDir = sys().resolve("bus/pci/drivers").resolve(r.driver());
-                Files.createDirectories(driverDir);
+                Path driverDir = drivers.resolve(r.driver());
+                if (!Files.isDirectory(driverDir, LinkOption.NOFOLLOW_LINKS)) {
+                    if (Files.exists(driverDir, LinkOption.NOFOLLOW_LINKS)) yield ChangedDevices.NONE;
+                    Files.createDirectory(driverDir);
+                }
                 Files.createSymbolicLink(link, dir.relativize(driverDir));
                 yield ChangedDevices.function(r.function());
             }
