@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
 
 /**
  * One fabric8 informer kept alive: when listing or watching fails (API server down, RBAC
@@ -30,6 +31,7 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
     private final String what;
     private final String rbacHint;
     private final String notFoundHint;
+    private final Supplier<String> meanwhile;
     private final Supplier<SharedIndexInformer<T>> factory;
     private final Runnable onChange;
     private final ScheduledExecutorService executor;
@@ -49,12 +51,15 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
      * @param what         what is watched, for logs ({@code KubeVirt CRs})
      * @param rbacHint     the permission to grant when the API answers 403
      * @param notFoundHint what a 404 means for this resource
+     * @param meanwhile    what the caller goes on with while it cannot watch, for the log line of
+     *                     a failure ({@code serving the local policy meanwhile}); asked on the executor
      */
-    SupervisedInformer(String what, String rbacHint, String notFoundHint, Supplier<SharedIndexInformer<T>> factory,
-            Runnable onChange, ScheduledExecutorService executor, Backoff backoff) {
+    SupervisedInformer(String what, String rbacHint, String notFoundHint, Supplier<String> meanwhile,
+            Supplier<SharedIndexInformer<T>> factory, Runnable onChange, ScheduledExecutorService executor, Backoff backoff) {
         this.what = what;
         this.rbacHint = rbacHint;
         this.notFoundHint = notFoundHint;
+        this.meanwhile = meanwhile;
         this.factory = factory;
         this.onChange = onChange;
         this.executor = executor;
@@ -146,8 +151,10 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
         absent = httpCode(t) == 404;
         String problem = describe(t);
         if (!problem.equals(lastProblem)) {
-            LOG.warn("cannot watch {}: {}; keeping the configuration in force and retrying (backoff {} to {})",
-                    what, problem, backoff.initial(), backoff.max());
+            // one line per distinct problem: a missing right (the GPU Operator's service account has
+            // none of ours) is said once, not at every retry
+            LOG.warn("cannot watch {}: {}; {}; retrying (backoff {} to {})",
+                    what, problem, meanwhile.get(), readable(backoff.initial()), readable(backoff.max()));
             lastProblem = problem;
         }
         long delay = backoff.delayAfter(++attempt).toMillis();
@@ -157,6 +164,10 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
             return;
         }
         onChange.run();
+    }
+
+    private static String readable(java.time.Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     private static int httpCode(Throwable t) {
@@ -189,10 +200,12 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
             }
         }
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof IOException io) {
-                // Whatever answered was not an API server's HTTP and JSON (a proxy's error page, a half-written response).
-                return "unreadable answer from the API server (" + io.getClass().getSimpleName()
-                        + (io.getMessage() == null ? "" : ": " + printable(io.getMessage())) + ")";
+            // Jackson 3's parse errors are unchecked: they and I/O errors both mean that whatever answered was not an
+            // API server's HTTP and JSON (a proxy's error page, a half-written response).
+            if (c instanceof IOException || c instanceof JacksonException) {
+                String message = c instanceof JacksonException j ? j.getOriginalMessage() : c.getMessage();
+                return "unreadable answer from the API server (" + c.getClass().getSimpleName()
+                        + (message == null ? "" : ": " + printable(message)) + ")";
             }
         }
         Throwable root = t;

@@ -2,6 +2,7 @@ package io.vfiodp.kubevirt;
 
 import io.vfiodp.plugin.Backoff;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
@@ -9,10 +10,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.kubevirt.model.KubeVirt;
 import io.vfiodp.kubevirt.model.KubeVirtStatus;
-import io.vfiodp.kubevirt.model.kubevirtspec.configuration.PermittedHostDevices;
+import io.vfiodp.kubevirt.model.PermittedHostDevices;
 import io.vfiodp.policy.config.MediatedHostDevice;
 import io.vfiodp.policy.config.PciHostDevice;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -210,8 +213,10 @@ class KubeVirtConfigWatcherTest {
     @Test
     void firstCreatedOfTwoCrsIsUsed() throws Exception {
         api = MockKubeApi.start().withKubeVirtCrd();
-        create(cr("zz-first", "kubevirt", T4));
-        Thread.sleep(20);
+        KubeVirt first = api.client().resource(cr("zz-first", "kubevirt", T4)).create();
+        // creationTimestamp has whole seconds, as on a real API server: the second CR must be created a second later
+        Instant firstCreated = Instant.parse(first.getMetadata().getCreationTimestamp());
+        await().atMost(Duration.ofSeconds(3)).until(() -> Instant.now().truncatedTo(ChronoUnit.SECONDS).isAfter(firstCreated));
         create(cr("aa-second", "kubevirt", T4.replace("nvidia.com/TU104GL_TESLA_T4", "nvidia.com/OTHER")));
         startWatcher(Optional.empty());
 
@@ -295,6 +300,39 @@ class KubeVirtConfigWatcherTest {
 
         assertThat(config.permittedHostDevices().orElseThrow().pciHostDevices()).containsExactly(T4_ENTRY);
         assertThat(api.server().getRequestCount()).isGreaterThanOrEqualTo(4);
+    }
+
+    @Test
+    void readabilityFollowsTheAnswersToTheCrList() throws Exception {
+        api = MockKubeApi.start().withKubeVirtCrd();
+        create(cr("kubevirt", "kubevirt", T4));
+        api.server().expect().get().withPath("/apis/kubevirt.io/v1/kubevirts?resourceVersion=0")
+                .andReturn(403, new StatusBuilder().withCode(403).withReason("Forbidden").withMessage("forbidden").build())
+                .once();
+        java.util.concurrent.LinkedBlockingQueue<Boolean> readable = new java.util.concurrent.LinkedBlockingQueue<>();
+        watcherClient = MockKubeApi.clientFor(api.port());
+        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, readable::add, FAST);
+        watcher.start();
+
+        recorder.nextFromCr();
+
+        assertThat(readable.poll(10, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+        assertThat(readable.poll(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void apiWithoutKubeVirtIsReadableAsNoCr() throws Exception {
+        api = MockKubeApi.start();
+        api.server().expect().get().withPath("/apis/kubevirt.io/v1/kubevirts?resourceVersion=0")
+                .andReturn(404, new StatusBuilder().withCode(404).withReason("NotFound").withMessage("the server could not find the requested resource").build())
+                .always();
+        java.util.concurrent.LinkedBlockingQueue<Boolean> readable = new java.util.concurrent.LinkedBlockingQueue<>();
+        watcherClient = MockKubeApi.clientFor(api.port());
+        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, readable::add, FAST);
+        watcher.start();
+
+        assertThat(recorder.next()).isEqualTo(new KubeVirtConfig.NoCr());
+        assertThat(readable.poll(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
     }
 
     @Test
