@@ -2,8 +2,8 @@ package io.vfiodp.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.policy.PolicyEngine;
@@ -45,9 +45,9 @@ class SharedGroupInventoryTest {
     void jsonCarriesTheCompanionsNote() throws Exception {
         JsonNode mate = new ObjectMapper().readTree(InventoryJson.format(report())).get("devices").get(1);
 
-        assertThat(mate.get("id").asText()).isEqualTo("0000:3c:00.0");
-        assertThat(mate.get("decision").get("outcome").asText()).isEqualTo("companion");
-        assertThat(mate.get("decision").get("companionOf").asText()).isEqualTo("0000:3b:00.0");
-        assertThat(mate.get("decision").get("notes").get(0).asText()).startsWith("shares IOMMU group 7 with 0000:3b:00.0");
+        assertThat(mate.get("id").asString()).isEqualTo("0000:3c:00.0");
+        assertThat(mate.get("decision").get("outcome").asString()).isEqualTo("companion");
+        assertThat(mate.get("decision").get("companionOf").asString()).isEqualTo("0000:3b:00.0");
+        assertThat(mate.get("decision").get("notes").get(0).asString()).startsWith("shares IOMMU group 7 with 0000:3b:00.0");
     }
 }
