@@ -134,7 +134,7 @@ final class Guest implements AutoCloseable {
     String java(String mainClass, String... args) {
         Path i = image.imageDir();
         StringBuilder b = new StringBuilder();
-        b.append(i.resolve("runtime/bin/java")).append(" -Xmx128m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:off")
+        b.append(i.resolve("runtime/bin/java")).append(" -Xmx128m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:off --enable-native-access=ALL-UNNAMED")
                 .append(" -Djava.library.path=").append(i.resolve("lib/native"))
                 .append(" -Djna.boot.library.path=").append(i.resolve("lib/native"))
                 .append(" -cp ").append(i.resolve("lib/vfio-device-plugin.jar")).append(":/opt/test-classes ")
