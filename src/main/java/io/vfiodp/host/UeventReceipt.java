@@ -27,4 +27,10 @@ public sealed interface UeventReceipt {
 
     /** {@link UeventSocket#wakeup()} was called. */
     record Woken() implements UeventReceipt {}
+
+    /**
+     * Nothing arrived within the wait given to {@link UeventSocket#receive(java.time.Duration)}:
+     * the kernel is quiet, so the events of a burst have all been taken.
+     */
+    record Idle() implements UeventReceipt {}
 }

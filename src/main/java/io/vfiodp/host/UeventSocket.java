@@ -8,8 +8,10 @@ import com.sun.jna.Pointer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -225,7 +227,21 @@ public final class UeventSocket implements AutoCloseable {
      * @throws IllegalStateException when the socket is closed or the kernel refuses the call
      */
     public UeventReceipt receive() {
+        return receive(-1);
+    }
+
+    /**
+     * As {@link #receive()}, but returns {@link UeventReceipt.Idle} when nothing arrived within
+     * {@code maxWait}: how a caller that coalesces a burst of events learns that the burst is over.
+     */
+    public UeventReceipt receive(Duration maxWait) {
+        return receive((int) Math.min(Integer.MAX_VALUE, Math.max(0, maxWait.toMillis())));
+    }
+
+    /** @param timeoutMillis as poll(2): -1 waits for ever */
+    private UeventReceipt receive(int timeoutMillis) {
         if (closed.get()) throw new IllegalStateException("uevent socket is closed");
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMillis));
         while (true) {
             UeventReceipt received = tryReceive();
             if (received != null) return received;
@@ -236,8 +252,14 @@ public final class UeventSocket implements AutoCloseable {
             pollFds.setInt(8, wakeFd);
             pollFds.setShort(12, POLLIN);
             pollFds.setShort(14, (short) 0);
+            int wait = timeoutMillis;
+            if (timeoutMillis >= 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) return new UeventReceipt.Idle();
+                wait = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left));
+            }
             try {
-                libc.poll(pollFds, new NativeLong(2), -1);
+                libc.poll(pollFds, new NativeLong(2), wait);
             } catch (LastErrorException e) {
                 if (e.getErrorCode() != EINTR) throw new IllegalStateException("poll on the uevent socket failed: " + errno(libc, e));
             }

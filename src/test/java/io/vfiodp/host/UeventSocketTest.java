@@ -8,6 +8,7 @@ import com.sun.jna.NativeLong;
 import com.sun.jna.Pointer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Map;
@@ -45,6 +46,30 @@ class UeventSocketTest {
             receiver.join(10_000);
             assertThat(receiver.isAlive()).isFalse();
         }
+    }
+
+    @Test
+    void aRealSocketThatStaysQuietIsIdleAfterTheWait() {
+        try (UeventSocket socket = ((UeventSocket.Opening.Opened) UeventSocket.open()).socket()) {
+            UeventReceipt r;
+            do {
+                r = socket.receive(Duration.ofMillis(50)); // this machine's own events first, if any
+            } while (r instanceof UeventReceipt.Event);
+            assertThat(r).isEqualTo(new UeventReceipt.Idle());
+        }
+    }
+
+    @Test
+    void aTimedReceiveWithNothingWaitingIsIdleWithoutBlocking() {
+        assertThat(opened(new FakeLibC()).receive(Duration.ZERO)).isEqualTo(new UeventReceipt.Idle());
+    }
+
+    @Test
+    void aWakeUpEndsATimedReceiveToo() {
+        UeventSocket socket = opened(new FakeLibC());
+        socket.wakeup();
+
+        assertThat(socket.receive(Duration.ofMinutes(1))).isEqualTo(new UeventReceipt.Woken());
     }
 
     @Test
