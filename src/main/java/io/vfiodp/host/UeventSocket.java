@@ -5,8 +5,6 @@ import com.sun.jna.Library;
 import com.sun.jna.Memory;
 import com.sun.jna.NativeLong;
 import com.sun.jna.Pointer;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -46,8 +44,6 @@ public final class UeventSocket implements AutoCloseable {
     static final int EAGAIN = 11;
     static final int ENOBUFS = 105;
     static final int SOCKADDR_NL_BYTES = 12;
-    /** ioctl on a namespace file: a descriptor of the user namespace that owns it (linux/nsfs.h). */
-    static final long NS_GET_USERNS = 0xb701;
     /** Room for bursts (a GPU server's SR-IOV enable is hundreds of events); the kernel caps it at rmem_max without CAP_NET_ADMIN. */
     static final int RECEIVE_BUFFER_BYTES = 4 << 20;
 
@@ -122,7 +118,7 @@ public final class UeventSocket implements AutoCloseable {
 
     /** {@link #open()} with the given libc calls and {@code /proc/self}: what tests swap. */
     static Opening open(LibC libc, Path procSelf) {
-        Optional<String> elsewhere = outsideInitialUserNamespace(libc, procSelf);
+        Optional<String> elsewhere = UserNamespaces.whyNoUevents(libc, procSelf);
         if (elsewhere.isPresent()) return new Opening.Unavailable(elsewhere.get());
         int fd;
         try {
@@ -161,63 +157,6 @@ public final class UeventSocket implements AutoCloseable {
             } catch (LastErrorException e) {
                 // the default buffer still works; an overflow is reported when it happens
             }
-        }
-    }
-
-    /**
-     * Why this process's network namespace receives no uevents, if it does not: it is owned by
-     * the process's own user namespace, and that is not the initial one.
-     */
-    static Optional<String> outsideInitialUserNamespace(LibC libc, Path procSelf) {
-        String uidMap;
-        try {
-            uidMap = Files.readString(procSelf.resolve("uid_map")).strip();
-        } catch (IOException e) {
-            return Optional.empty(); // no /proc to tell: try, and receive what comes
-        }
-        if (isInitialUidMap(uidMap)) return Optional.empty();
-        Optional<String> owner = netnsOwner(libc, procSelf);
-        String own;
-        try {
-            own = Files.readSymbolicLink(procSelf.resolve("ns/user")).toString();
-        } catch (IOException e) {
-            return Optional.empty();
-        }
-        if (owner.isPresent() && !owner.get().equals(own)) return Optional.empty();
-        return Optional.of("this process runs in a user namespace (uid_map '" + uidMap.replaceAll("\\s+", " ")
-                + "') that owns its network namespace; the kernel sends uevents only to network namespaces of the"
-                + " initial user namespace (run the pod with hostUsers: true)");
-    }
-
-    /** {@code 0 0 4294967295}: the initial user namespace maps every id to itself. */
-    static boolean isInitialUidMap(String uidMap) {
-        String[] lines = uidMap.strip().split("\n");
-        if (lines.length != 1) return false;
-        String[] f = lines[0].trim().split("\\s+");
-        return f.length == 3 && f[0].equals("0") && f[1].equals("0") && f[2].equals("4294967295");
-    }
-
-    /** The link text ({@code user:[N]}) of the user namespace owning this network namespace, when the kernel says. */
-    private static Optional<String> netnsOwner(LibC libc, Path procSelf) {
-        int ns;
-        try {
-            ns = libc.open(procSelf.resolve("ns/net").toString(), 02000000 /* O_RDONLY | O_CLOEXEC */);
-        } catch (LastErrorException e) {
-            return Optional.empty();
-        }
-        try {
-            int owner = libc.ioctl(ns, new NativeLong(NS_GET_USERNS), new NativeLong(0));
-            try {
-                return Optional.of(Files.readSymbolicLink(procSelf.resolve("fd/" + owner)).toString());
-            } catch (IOException e) {
-                return Optional.empty();
-            } finally {
-                closeQuietly(libc, owner);
-            }
-        } catch (LastErrorException e) {
-            return Optional.empty();
-        } finally {
-            closeQuietly(libc, ns);
         }
     }
 
