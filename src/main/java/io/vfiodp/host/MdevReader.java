@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -66,57 +65,69 @@ final class MdevReader {
         return new MdevType(id, name, available, deviceApi, description);
     }
 
-    /**
-     * Every instance under {@code bus/mdev/devices}; none when the mdev bus is absent. The
-     * real directories of their IOMMU groups are added to {@code groupDirs}.
-     */
-    List<MdevInstance> readInstances(List<ScanProblem> problems, Map<Integer, String> groupDirs) {
-        String devicesDir;
-        String[] uuids;
-        try {
-            devicesDir = sys.walk("bus/mdev/devices");
-            uuids = sys.list(devicesDir);
-        } catch (EntryUnreadable e) {
-            if (!e.isMissing()) problems.add(e.toProblem());
-            return List.of();
-        }
-        List<MdevInstance> instances = new ArrayList<>();
-        for (String uuid : Arrays.stream(uuids).sorted().toList()) {
-            String shown = "bus/mdev/devices/" + uuid;
-            try {
-                if (!UUID.matcher(uuid).matches()) throw new EntryUnreadable(shown, "not a lower-case mdev UUID");
-                String dir = sys.linkedDirectory(devicesDir, uuid, shown);
-                if (!ConfinedTree.fileName(dir).equals(uuid)) {
-                    throw new EntryUnreadable(shown, "link leads to " + sys.shown(dir) + ", not to this mdev");
-                }
-                PciAddress parent = PciAddress.tryParse(ConfinedTree.fileName(ConfinedTree.parent(dir)))
-                        .orElseThrow(() -> new EntryUnreadable(shown, "not below a PCI function (" + sys.shown(dir) + ")"));
+    /** What {@code bus/mdev/devices} holds: nothing (no mdev bus), an unreadable entry, or instances. */
+    sealed interface Listing {
+        record Absent() implements Listing {}
 
-                String typeDir = sys.linkedDirectory(dir, "mdev_type", shown + "/mdev_type");
-                if (!ConfinedTree.fileName(ConfinedTree.parent(typeDir)).equals("mdev_supported_types")) {
-                    throw new EntryUnreadable(shown + "/mdev_type", "link leads to " + sys.shown(typeDir) + ", not to an mdev type");
-                }
-                String typeId = ConfinedTree.fileName(typeDir);
-                String typeShown = sys.shown(typeDir) + "/name";
-                Optional<String> rawName = sys.optionalRawAttribute(typeDir, "name", typeShown);
-                String typeName = typeId;
-                if (rawName.isPresent()) {
-                    typeName = rawName.get().strip();
-                    if (typeName.isEmpty()) throw new EntryUnreadable(typeShown, "empty");
-                }
+        record Unreadable(ScanProblem problem) implements Listing {}
 
-                String groupDir = sys.linkedDirectory(dir, "iommu_group", shown + "/iommu_group");
-                if (!ConfinedTree.fileName(ConfinedTree.parent(groupDir)).equals("iommu_groups")) {
-                    throw new EntryUnreadable(shown + "/iommu_group", "link leads to " + sys.shown(groupDir) + ", not into 'iommu_groups'");
-                }
-                int group = SysfsValues.decimal(ConfinedTree.fileName(groupDir), 0, MAX_GROUP, shown + "/iommu_group");
-                groupDirs.putIfAbsent(group, groupDir);
-                instances.add(new MdevInstance(uuid, typeId, typeName, parent, group));
-            } catch (EntryUnreadable e) {
-                problems.add(e.toProblem());
+        /** @param dir the real directory; {@code uuids} its entries, sorted */
+        record Listed(String dir, List<String> uuids) implements Listing {
+            public Listed {
+                uuids = List.copyOf(uuids);
             }
         }
-        return instances;
+    }
+
+    /** One instance as read: the instance and the real directory of its IOMMU group, or why not. */
+    sealed interface InstanceRead {
+        record Read(MdevInstance instance, String groupDir) implements InstanceRead {}
+
+        record Failed(ScanProblem problem) implements InstanceRead {}
+    }
+
+    Listing list() {
+        try {
+            String devicesDir = sys.walk("bus/mdev/devices");
+            return new Listing.Listed(devicesDir, Arrays.stream(sys.list(devicesDir)).sorted().toList());
+        } catch (EntryUnreadable e) {
+            return e.isMissing() ? new Listing.Absent() : new Listing.Unreadable(e.toProblem());
+        }
+    }
+
+    InstanceRead readInstance(String devicesDir, String uuid) {
+        String shown = "bus/mdev/devices/" + uuid;
+        try {
+            if (!UUID.matcher(uuid).matches()) throw new EntryUnreadable(shown, "not a lower-case mdev UUID");
+            String dir = sys.linkedDirectory(devicesDir, uuid, shown);
+            if (!ConfinedTree.fileName(dir).equals(uuid)) {
+                throw new EntryUnreadable(shown, "link leads to " + sys.shown(dir) + ", not to this mdev");
+            }
+            PciAddress parent = PciAddress.tryParse(ConfinedTree.fileName(ConfinedTree.parent(dir)))
+                    .orElseThrow(() -> new EntryUnreadable(shown, "not below a PCI function (" + sys.shown(dir) + ")"));
+
+            String typeDir = sys.linkedDirectory(dir, "mdev_type", shown + "/mdev_type");
+            if (!ConfinedTree.fileName(ConfinedTree.parent(typeDir)).equals("mdev_supported_types")) {
+                throw new EntryUnreadable(shown + "/mdev_type", "link leads to " + sys.shown(typeDir) + ", not to an mdev type");
+            }
+            String typeId = ConfinedTree.fileName(typeDir);
+            String typeShown = sys.shown(typeDir) + "/name";
+            Optional<String> rawName = sys.optionalRawAttribute(typeDir, "name", typeShown);
+            String typeName = typeId;
+            if (rawName.isPresent()) {
+                typeName = rawName.get().strip();
+                if (typeName.isEmpty()) throw new EntryUnreadable(typeShown, "empty");
+            }
+
+            String groupDir = sys.linkedDirectory(dir, "iommu_group", shown + "/iommu_group");
+            if (!ConfinedTree.fileName(ConfinedTree.parent(groupDir)).equals("iommu_groups")) {
+                throw new EntryUnreadable(shown + "/iommu_group", "link leads to " + sys.shown(groupDir) + ", not into 'iommu_groups'");
+            }
+            int group = SysfsValues.decimal(ConfinedTree.fileName(groupDir), 0, MAX_GROUP, shown + "/iommu_group");
+            return new InstanceRead.Read(new MdevInstance(uuid, typeId, typeName, parent, group), groupDir);
+        } catch (EntryUnreadable e) {
+            return new InstanceRead.Failed(e.toProblem());
+        }
     }
 
     static boolean isUuid(String name) {

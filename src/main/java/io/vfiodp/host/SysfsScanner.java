@@ -25,8 +25,10 @@ import java.util.function.Function;
  * {@link HostSnapshot}. Never throws for a bad entry: the entry is left out and explained in
  * {@link HostSnapshot#problems()}. Never reads outside the two roots, whatever the links say.
  *
- * <p>Each call to {@link #scan()} is independent (fresh caches, its own short-lived reader
- * threads, shut down before it returns), so one scanner may be used from any thread.
+ * <p>{@link #fullScan()} reads everything; {@link #rescan} reads again only the devices kernel
+ * uevents name, on top of an earlier scan, and gives the same snapshot. Each call is independent
+ * (fresh caches, its own short-lived reader threads, shut down before it returns), so one
+ * scanner may be used from any thread.
  */
 public final class SysfsScanner {
 
@@ -50,55 +52,81 @@ public final class SysfsScanner {
     }
 
     public HostSnapshot scan() {
-        List<ScanProblem> problems = new ArrayList<>();
-        DevNodes devNodes = scanDev(problems);
+        return fullScan().snapshot();
+    }
+
+    /** Reads everything: the snapshot, with the per-device reads a later {@link #rescan} builds on. */
+    public HostScan fullScan() {
+        List<ScanProblem> devProblems = new ArrayList<>();
+        DevNodes devNodes = scanDev(devProblems);
         ConfinedTree sys;
         try {
             sys = ConfinedTree.open(sysRoot);
         } catch (IOException e) {
-            problems.add(new ScanProblem(".", "sysfs root " + whyUnusable(sysRoot, e)));
-            return new HostSnapshot(new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), new TreeMap<>(),
-                    devNodes, problems);
+            return new HostScan(new HostScan.Parts(devNodes, devProblems,
+                    new HostScan.FunctionListing.Unusable(new ScanProblem(".", "sysfs root " + whyUnusable(sysRoot, e))),
+                    new TreeMap<>(), new MdevReader.Listing.Absent(), new TreeMap<>(), new TreeMap<>()));
+        }
+        DeviceReads reads = new DeviceReads(sys);
+
+        HostScan.FunctionListing listing;
+        TreeMap<PciAddress, HostScan.FunctionRead> functions = new TreeMap<>();
+        try {
+            String devicesDir = sys.walk("bus/pci/devices");
+            String[] names = sys.list(devicesDir);
+            List<PciAddress> addresses = new ArrayList<>(names.length);
+            List<ScanProblem> notAddresses = new ArrayList<>();
+            for (String name : names) {
+                Optional<PciAddress> address = PciAddress.tryParse(name);
+                if (address.isPresent()) addresses.add(address.get());
+                else notAddresses.add(new ScanProblem("bus/pci/devices/" + name, "not a PCI address (expected DDDD:BB:SS.F)"));
+            }
+            addresses.sort(Comparator.naturalOrder());
+            listing = new HostScan.FunctionListing.Listed(notAddresses);
+            PciFunctionReader reader = new PciFunctionReader(sys, devicesDir);
+            List<HostScan.FunctionRead> read = map(addresses, a -> reads.function(reader, a));
+            for (int i = 0; i < read.size(); i++) functions.put(addresses.get(i), read.get(i));
+        } catch (EntryUnreadable e) {
+            listing = new HostScan.FunctionListing.Unusable(e.toProblem());
         }
 
-        List<ScannedFunction.Found> found = scanFunctions(sys, problems);
-        TreeMap<PciAddress, PciFunction> functions = new TreeMap<>();
-        Map<Integer, String> groupDirs = new TreeMap<>();
-        for (ScannedFunction.Found f : found) {
-            functions.put(f.function().address(), f.function());
-            problems.addAll(f.warnings());
-            if (f.groupDir().isPresent()) groupDirs.putIfAbsent(f.function().iommuGroup().getAsInt(), f.groupDir().get());
+        MdevReader.Listing mdevListing = reads.mdev().list();
+        TreeMap<String, MdevReader.InstanceRead> mdevs = new TreeMap<>();
+        if (mdevListing instanceof MdevReader.Listing.Listed listed) {
+            for (String uuid : listed.uuids()) mdevs.put(uuid, reads.mdev().readInstance(listed.dir(), uuid));
         }
 
-        MdevReader mdevReader = new MdevReader(sys);
-        TreeMap<PciAddress, MdevParent> mdevParents = new TreeMap<>();
-        for (ScannedFunction.Found f : found) {
-            if (f.hasMdevTypes()) mdevReader.readParent(f, problems).ifPresent(p -> mdevParents.put(p.address(), p));
-        }
-        TreeMap<String, MdevInstance> mdevs = new TreeMap<>();
-        for (MdevInstance m : mdevReader.readInstances(problems, groupDirs)) mdevs.put(m.uuid(), m);
-
-        TreeMap<PciAddress, VgpuVf> vgpuVfs = new TreeMap<>();
-        for (VgpuVf vf : new VgpuVfReader(sys).read(found, problems)) vgpuVfs.put(vf.address(), vf);
-
-        TreeMap<Integer, IommuGroup> groups = readGroups(sys, groupDirs, functions, problems);
-
-        problems.sort(Comparator.comparing(ScanProblem::path).thenComparing(ScanProblem::reason));
-        return new HostSnapshot(functions, groups, mdevParents, mdevs, vgpuVfs, devNodes, problems);
+        List<Map.Entry<Integer, String>> groupDirs = new ArrayList<>(HostScan.groupDirs(functions, mdevs).entrySet());
+        List<HostScan.GroupRead> read = map(groupDirs, e -> reads.group(e.getKey(), e.getValue()));
+        TreeMap<Integer, HostScan.GroupRead> groups = new TreeMap<>();
+        for (int i = 0; i < read.size(); i++) groups.put(groupDirs.get(i).getKey(), read.get(i));
+        return new HostScan(new HostScan.Parts(devNodes, devProblems, listing, functions, mdevListing, mdevs, groups));
     }
 
-    private TreeMap<Integer, IommuGroup> readGroups(ConfinedTree sys, Map<Integer, String> groupDirs,
-                                                    Map<PciAddress, PciFunction> functions, List<ScanProblem> problems) {
-        TreeMap<Integer, IommuGroup> groups = new TreeMap<>();
-        List<Map.Entry<Integer, String>> groupList = new ArrayList<>(groupDirs.entrySet());
-        for (GroupRead g : map(groupList, e -> readGroup(sys, e.getKey(), e.getValue()))) {
-            problems.addAll(g.problems());
-            List<PciAddress> members = g.members().orElseGet(() -> functions.values().stream()
-                    .filter(fn -> fn.iommuGroup().isPresent() && fn.iommuGroup().getAsInt() == g.number())
-                    .map(PciFunction::address).toList());
-            groups.put(g.number(), new IommuGroup(g.number(), members));
+    /**
+     * Reads again only what {@code changed} names, and what depends on it, on top of {@code
+     * previous}: the named functions and mdevs (gone when no longer listed under {@code
+     * bus/pci/devices} or {@code bus/mdev/devices}), the PF of a VF read again (its
+     * {@code virtfn} links), the mdevs of a function read again, the IOMMU groups any of them
+     * was or is in, and {@code /dev}. The result's snapshot equals a full scan's whenever
+     * {@code changed} names every device whose own sysfs directory changed since
+     * {@code previous}, as the kernel's uevents do. Where {@code previous} could not list the
+     * PCI functions, or the sysfs root is unusable now, this is a full scan.
+     */
+    public HostScan rescan(HostScan previous, ChangedDevices changed) {
+        if (!(previous.parts().listing() instanceof HostScan.FunctionListing.Listed)) return fullScan();
+        ConfinedTree sys;
+        String devicesDir;
+        try {
+            sys = ConfinedTree.open(sysRoot);
+            devicesDir = sys.walk("bus/pci/devices");
+        } catch (IOException | EntryUnreadable e) {
+            return fullScan();
         }
-        return groups;
+        List<ScanProblem> devProblems = new ArrayList<>();
+        DevNodes devNodes = scanDev(devProblems);
+        return new Rescan(new DeviceReads(sys), new PciFunctionReader(sys, devicesDir), devicesDir, previous)
+                .run(changed, devNodes, devProblems);
     }
 
     private static String whyUnusable(Path root, IOException e) {
@@ -113,57 +141,6 @@ public final class SysfsScanner {
         } catch (IOException e) {
             problems.add(new ScanProblem("dev:.", "dev root " + whyUnusable(devRoot, e)));
             return DevNodes.NONE;
-        }
-    }
-
-    private List<ScannedFunction.Found> scanFunctions(ConfinedTree sys, List<ScanProblem> problems) {
-        String devicesDir;
-        String[] names;
-        try {
-            devicesDir = sys.walk("bus/pci/devices");
-            names = sys.list(devicesDir);
-        } catch (EntryUnreadable e) {
-            problems.add(e.toProblem());
-            return List.of();
-        }
-        List<PciAddress> addresses = new ArrayList<>(names.length);
-        for (String name : names) {
-            Optional<PciAddress> address = PciAddress.tryParse(name);
-            if (address.isPresent()) addresses.add(address.get());
-            else problems.add(new ScanProblem("bus/pci/devices/" + name, "not a PCI address (expected DDDD:BB:SS.F)"));
-        }
-        addresses.sort(Comparator.naturalOrder());
-        PciFunctionReader reader = new PciFunctionReader(sys, devicesDir);
-        List<ScannedFunction.Found> found = new ArrayList<>(addresses.size());
-        for (ScannedFunction result : map(addresses, reader::read)) {
-            switch (result) {
-                case ScannedFunction.Found f -> found.add(f);
-                case ScannedFunction.Skipped s -> problems.add(s.problem());
-            }
-        }
-        return found;
-    }
-
-    private record GroupRead(int number, Optional<List<PciAddress>> members, List<ScanProblem> problems) {}
-
-    private static GroupRead readGroup(ConfinedTree sys, int number, String groupDir) {
-        String shown = "kernel/iommu_groups/" + number + "/devices";
-        List<ScanProblem> problems = new ArrayList<>();
-        try {
-            List<PciAddress> members = new ArrayList<>();
-            for (String name : sys.list(sys.directory(groupDir, "devices", shown))) {
-                Optional<PciAddress> address = PciAddress.tryParse(name);
-                if (address.isPresent()) members.add(address.get());
-                else if (!MdevReader.isUuid(name)) {
-                    problems.add(new ScanProblem(shown + "/" + name, "neither a PCI address nor an mdev UUID; not counted as a member"));
-                }
-            }
-            return new GroupRead(number, Optional.of(members), problems);
-        } catch (EntryUnreadable e) {
-            // Members then come from the functions that name this group: what matters later is
-            // which devices must travel together, and those are the ones we know of.
-            problems.add(new ScanProblem(e.path(), e.reason() + "; members taken from the functions linking to the group"));
-            return new GroupRead(number, Optional.empty(), problems);
         }
     }
 

@@ -2,7 +2,6 @@ package io.vfiodp.host;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
-import com.sun.jna.Native;
 import com.sun.jna.NativeLong;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -38,22 +37,6 @@ public final class VfioApiCheck {
 
     private VfioApiCheck() {}
 
-    /**
-     * glibc by its soname, which the dynamic linker finds by itself, else by the short name. Unless
-     * told its search path, JNA works it out by running {@code ldconfig -p} when it first loads a
-     * library: a child process and a reaper thread at every start, for a lookup that needs neither.
-     */
-    private static LibC loadLibC() {
-        if (System.getProperty("jna.platform.library.path") == null) {
-            System.setProperty("jna.platform.library.path", "");
-        }
-        try {
-            return Native.load("libc.so.6", LibC.class);
-        } catch (UnsatisfiedLinkError notGlibc) {
-            return Native.load("c", LibC.class);
-        }
-    }
-
     /** Checks {@code <devRoot>/vfio/vfio}; never throws. */
     public static VfioAvailability check(Path devRoot) {
         Path container = devRoot.resolve("vfio").resolve("vfio");
@@ -62,7 +45,7 @@ public final class VfioApiCheck {
         }
         LibC libc;
         try {
-            libc = loadLibC();
+            libc = NativeLibC.load(LibC.class);
         } catch (UnsatisfiedLinkError e) {
             return new VfioAvailability.Unavailable("cannot load libc to issue VFIO ioctls: " + e.getMessage());
         }

@@ -1,9 +1,9 @@
 package io.vfiodp.host;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,33 +24,40 @@ final class VgpuVfReader {
         this.sys = sys;
     }
 
-    List<VgpuVf> read(List<ScannedFunction.Found> functions, List<ScanProblem> problems) {
-        Map<PciAddress, RawVf> raw = new LinkedHashMap<>();
-        for (ScannedFunction.Found f : functions) {
-            PciFunction fn = f.function();
-            if (!f.hasNvidiaDir() || !fn.isBoundTo(DRIVER) || fn.isPhysicalFunction()) continue;
-            try {
-                readVf(f, problems).ifPresent(vf -> raw.put(fn.address(), vf));
-            } catch (EntryUnreadable e) {
-                problems.add(e.toProblem());
-            }
+    /**
+     * The vGPU files of one function, when it is such a VF; problems of its own files go to
+     * {@code problems}. Names are resolved later, across siblings, by {@link #resolve}.
+     */
+    Optional<RawVf> readRaw(ScannedFunction.Found f, List<ScanProblem> problems) {
+        PciFunction fn = f.function();
+        if (!f.hasNvidiaDir() || !fn.isBoundTo(DRIVER) || fn.isPhysicalFunction()) return Optional.empty();
+        try {
+            Optional<RawVf> vf = readVf(f, problems);
+            vf.ifPresent(v -> {
+                for (String bad : v.creatable().badLines()) {
+                    problems.add(new ScanProblem(v.shownAs() + "/nvidia/creatable_vgpu_types",
+                            "line not understood, ignored: " + SysfsValues.quote(bad)));
+                }
+            });
+            return vf;
+        } catch (EntryUnreadable e) {
+            problems.add(e.toProblem());
+            return Optional.empty();
         }
+    }
 
+    /** The VFs with their current type's name, in the order given. */
+    static List<VgpuVf> resolve(Collection<RawVf> raw, List<ScanProblem> problems) {
         // The creatable list shrinks as vGPUs are placed and is often empty on a VF that carries
         // one, so the current type's name may only be listed by a sibling VF of the same PF.
         Map<PciAddress, Map<Integer, String>> namesByPf = new HashMap<>();
-        for (RawVf vf : raw.values()) {
+        for (RawVf vf : raw) {
             Map<Integer, String> names = namesByPf.computeIfAbsent(vf.physfn(), pf -> new HashMap<>());
             for (VgpuType t : vf.creatable().types()) names.putIfAbsent(t.id(), t.name());
         }
 
         List<VgpuVf> vfs = new ArrayList<>();
-        for (Map.Entry<PciAddress, RawVf> e : raw.entrySet()) {
-            RawVf vf = e.getValue();
-            for (String bad : vf.creatable().badLines()) {
-                problems.add(new ScanProblem(vf.shownAs() + "/nvidia/creatable_vgpu_types",
-                        "line not understood, ignored: " + SysfsValues.quote(bad)));
-            }
+        for (RawVf vf : raw) {
             Optional<String> name = Optional.empty();
             if (vf.currentType() != 0) {
                 name = vf.creatable().nameOf(vf.currentType())
@@ -60,7 +67,7 @@ final class VgpuVfReader {
                             "vGPU type " + vf.currentType() + " is listed by no creatable_vgpu_types of this VF or its siblings; name unknown"));
                 }
             }
-            vfs.add(new VgpuVf(e.getKey(), vf.physfn(), vf.currentType(), name, vf.creatable().types()));
+            vfs.add(new VgpuVf(vf.address(), vf.physfn(), vf.currentType(), name, vf.creatable().types()));
         }
         return vfs;
     }
@@ -83,8 +90,9 @@ final class VgpuVfReader {
         } catch (EntryUnreadable e) {
             problems.add(new ScanProblem(e.path(), e.reason() + "; no creatable types recorded"));
         }
-        return Optional.of(new RawVf(f.shownAs(), physfn, current, creatable));
+        return Optional.of(new RawVf(f.function().address(), f.shownAs(), physfn, current, creatable));
     }
 
-    private record RawVf(String shownAs, PciAddress physfn, int currentType, CreatableVgpuTypes creatable) {}
+    /** A VF's vGPU files as read, before its type's name is looked up among its siblings. */
+    record RawVf(PciAddress address, String shownAs, PciAddress physfn, int currentType, CreatableVgpuTypes creatable) {}
 }

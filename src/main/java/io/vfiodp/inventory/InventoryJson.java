@@ -131,6 +131,7 @@ public final class InventoryJson {
         d.put("companionOf", decision instanceof Decision.Companion c ? c.of().toString() : null);
         ArrayNode notes = d.putArray("notes");
         if (decision instanceof Decision.Exposed e) e.notes().forEach(notes::add);
+        if (decision instanceof Decision.Companion c) c.notes().forEach(notes::add);
         return n;
     }
 

@@ -116,6 +116,9 @@ public final class InventoryText {
         if (row.decision() instanceof Decision.Exposed e) {
             for (String note : e.notes()) out.add("note: " + note);
         }
+        if (row.decision() instanceof Decision.Companion c) {
+            for (String note : c.notes()) out.add("note: " + note);
+        }
         if (row.health().orElse(Health.HEALTHY) instanceof Health.Unhealthy u) out.add("unhealthy: " + u.reason());
         return out;
     }

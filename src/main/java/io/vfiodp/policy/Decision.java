@@ -25,10 +25,18 @@ public sealed interface Decision {
         }
     }
 
-    /** Shares an IOMMU group with exposed device {@code of} and travels with it to the VM. */
-    record Companion(PciAddress of) implements Decision {
+    /**
+     * Shares an IOMMU group with exposed device {@code of} and travels with it to the VM;
+     * {@code notes} say why when the function could have been a device of its own.
+     */
+    record Companion(PciAddress of, List<String> notes) implements Decision {
         public Companion {
             Objects.requireNonNull(of, "of");
+            notes = List.copyOf(notes);
+        }
+
+        public Companion(PciAddress of) {
+            this(of, List.of());
         }
     }
 }

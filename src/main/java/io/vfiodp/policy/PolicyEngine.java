@@ -16,7 +16,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * Decides what the plugin serves: a pure function of a host snapshot, the permitted-devices
@@ -106,17 +105,13 @@ public final class PolicyEngine {
         PolicyResult run() {
             for (PciFunction f : snapshot.functions().values()) decideFunction(f);
             for (MdevInstance m : snapshot.mdevs().values()) decideMdev(m);
+            offerSharedGroupsAsOneDevice();
 
             Map<String, DefaultNameAllocator.Allocation> generated = DefaultNameAllocator.allocate(candidates.values().stream()
                     .map(Candidate::naming)
                     .filter(Generated.class::isInstance)
                     .map(n -> ((Generated) n).request())
                     .toList());
-
-            Set<PciAddress> exposedFunctions = new TreeSet<>();
-            for (Candidate c : candidates.values()) {
-                if (c.kind() == DeviceKind.PCI) exposedFunctions.add(c.pciAddress());
-            }
 
             Map<ResourceName, List<ExposedDevice>> byResource = new TreeMap<>();
             Map<ResourceName, DeviceKind> kinds = new TreeMap<>();
@@ -133,7 +128,7 @@ public final class PolicyEngine {
                 notes.addAll(c.notes());
                 List<PciAddress> companions = List.of();
                 if (c.kind() == DeviceKind.PCI) {
-                    companions = companions(c, exposedFunctions, notes);
+                    companions = companions(c, notes);
                     for (PciAddress companion : companions) {
                         Decision earlier = functionDecisions.get(companion);
                         boolean known = snapshot.functions().containsKey(companion);
@@ -166,6 +161,28 @@ public final class PolicyEngine {
             return new PolicyResult(DesiredState.of(resources), functionDecisions, mdevDecisions, problems);
         }
 
+        /**
+         * Of PCI candidates sharing an IOMMU group, only the lowest-addressed stays a device; the
+         * others become its companions (see {@link SharedGroups}), before any name is generated
+         * for them.
+         */
+        private void offerSharedGroupsAsOneDevice() {
+            SharedGroups.Offer offer = SharedGroups.of(candidates.values().stream()
+                    .filter(c -> c.kind() == DeviceKind.PCI)
+                    .map(c -> new SharedGroups.Exposable(c.pciAddress(), c.iommuGroup()))
+                    .toList());
+            offer.leaders().forEach((group, leader) -> {
+                Candidate c = candidates.get(leader.toString());
+                List<String> notes = new ArrayList<>(c.notes());
+                notes.add(SharedGroups.leaderNote(group, offer.mates().get(group)));
+                candidates.put(c.id(), new Candidate(c.id(), c.kind(), c.pciAddress(), c.iommuGroup(), c.naming(), notes));
+                for (PciAddress mate : offer.mates().get(group)) {
+                    candidates.remove(mate.toString());
+                    functionDecisions.put(mate, new Decision.Companion(leader, List.of(SharedGroups.mateNote(group, leader))));
+                }
+            });
+        }
+
         private Health health(Candidate c) {
             int group = c.iommuGroup();
             if (!snapshot.devNodes().hasGroupNode(group)) {
@@ -177,10 +194,11 @@ public final class PolicyEngine {
         }
 
         /**
-         * The other members of the device's IOMMU group, bridges and separately exposed
-         * functions left out: VFIO hands the whole group to one VM, so they go along.
+         * The other members of the device's IOMMU group, bridges left out: VFIO hands the whole
+         * group to one VM, so they go along (functions of the same card, and the functions a
+         * shared group's device stands for).
          */
-        private List<PciAddress> companions(Candidate c, Set<PciAddress> exposedFunctions, List<String> notes) {
+        private List<PciAddress> companions(Candidate c, List<String> notes) {
             Optional<IommuGroup> group = snapshot.group(c.iommuGroup());
             if (group.isEmpty()) return List.of();
             List<PciAddress> out = new ArrayList<>();
@@ -188,11 +206,6 @@ public final class PolicyEngine {
                 if (member.equals(c.pciAddress())) continue;
                 Optional<PciFunction> f = snapshot.function(member);
                 if (f.isPresent() && f.get().baseClass() == 0x06) continue;
-                if (exposedFunctions.contains(member)) {
-                    notes.add("shares IOMMU group " + c.iommuGroup() + " with exposed device " + member
-                            + ": VFIO gives a group to one VM only, so a VM must take both");
-                    continue;
-                }
                 out.add(member);
                 Optional<String> driver = f.flatMap(PciFunction::driver);
                 if (f.isPresent() && !GroupViability.tolerated(f.get(), snapshot.vgpuVfs().get(member))) {

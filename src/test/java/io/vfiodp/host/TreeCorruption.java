@@ -92,7 +92,8 @@ record TreeCorruption(String path, Kind kind, int variant) {
                     f.write(content);
                     // the rest stays a hole: no disk used, but a reader that does not stop gets all of it
                     f.setLength(Math.max(content.length, OVERSIZED_BYTES[variant]));
-                    if (variant == 0) {
+                    // a file already over the bound (the hostile node has one) stays as it is
+                    if (variant == 0 && content.length < OVERSIZED_BYTES[0]) {
                         f.seek(content.length);
                         f.write("x".repeat((int) OVERSIZED_BYTES[0] - content.length).getBytes(StandardCharsets.US_ASCII));
                     }

@@ -155,17 +155,6 @@ class PolicyEngineTest {
         }
 
         @Test
-        void twoGpusInOneGroupAreNotedAndNotEachOthersCompanions() {
-            SnapshotBuilder b = new SnapshotBuilder();
-            b.gpu("0000:3b:00.0", 0x1eb8, 7);
-            b.gpu("0000:3c:00.0", 0x1eb8, 7);
-            PolicyResult result = defaults(b.build());
-            assertThat(result.functions().get(a("0000:3b:00.0"))).isEqualTo(exposed("nvidia.com/TU104GL_TESLA_T4",
-                    "shares IOMMU group 7 with exposed device 0000:3c:00.0: VFIO gives a group to one VM only, so a VM must take both"));
-            assertThat(result.exposedDevice("0000:3b:00.0").orElseThrow().companions()).isEmpty();
-        }
-
-        @Test
         void gpuOnTheNvidiaDriverStaysWithTheHost() {
             SnapshotBuilder b = new SnapshotBuilder();
             b.gpu("0000:3b:00.0", 0x1eb8, 12).driver("nvidia");
