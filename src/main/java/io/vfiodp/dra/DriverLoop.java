@@ -51,6 +51,8 @@ final class DriverLoop {
 
     // Confined to the loop thread.
     private TargetState target = TargetState.EMPTY;
+    // Until the first state arrives, publishing would wipe the slices a previous run left (and a restart changes nothing).
+    private boolean applied;
     private final Map<String, Health> healthReports = new HashMap<>();
     private boolean viewStale;
     private List<List<SliceLayout.Entry>> publishedLayout;
@@ -90,10 +92,11 @@ final class DriverLoop {
 
     void apply(TargetState next) {
         enqueue(() -> {
-            if (!next.equals(target)) {
+            if (!next.equals(target) || !applied) {
                 target = next;
                 viewStale = true;
             }
+            applied = true;
             pass();
         });
     }
@@ -178,6 +181,14 @@ final class DriverLoop {
             view = DriverView.of(target, healthReports);
             viewStale = false;
         }
+        if (applied) publish();
+        if (wakeUp != null) wakeUp.cancel(false);
+        wakeUp = sockets.nextAttempt()
+                .map(at -> thread.schedule(this::requestCheck, Math.max(0, at - now), TimeUnit.NANOSECONDS))
+                .orElse(null);
+    }
+
+    private void publish() {
         List<List<SliceLayout.Entry>> layout = SliceLayout.of(view);
         if (!layout.equals(publishedLayout)) {
             publishedLayout = layout;
@@ -188,10 +199,6 @@ final class DriverLoop {
             lastHealth = list;
             health.publish(list);
         }
-        if (wakeUp != null) wakeUp.cancel(false);
-        wakeUp = sockets.nextAttempt()
-                .map(at -> thread.schedule(this::requestCheck, Math.max(0, at - now), TimeUnit.NANOSECONDS))
-                .orElse(null);
     }
 
     /** Ends the streams, stops both servers (removing their sockets) and the thread. Idempotent. */

@@ -101,9 +101,14 @@ class DraRegistrationTest {
         }
     }
 
+    /** Removes {@code dir}, again when the driver re-created its socket in it during the walk. */
     static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) Files.delete(p);
+        while (Files.exists(dir)) {
+            try (Stream<Path> s = Files.walk(dir)) {
+                for (Path p : s.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+            } catch (java.nio.file.DirectoryNotEmptyException | java.nio.file.NoSuchFileException raced) {
+                // a socket appeared or went meanwhile: walk again
+            }
         }
     }
 }

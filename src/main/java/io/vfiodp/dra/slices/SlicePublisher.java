@@ -46,7 +46,8 @@ public final class SlicePublisher implements AutoCloseable {
     private final Backoff backoff;
     private final ScheduledThreadPoolExecutor thread;
     private final AtomicBoolean queued = new AtomicBoolean();
-    private volatile List<List<SliceLayout.Entry>> desired = List.of();
+    // Empty until the first layout: a pass before it would delete the slices a previous run left.
+    private volatile Optional<List<List<SliceLayout.Entry>>> desired = Optional.empty();
     private volatile Published published = new Published(0, 0, Optional.empty());
 
     // Confined to the publisher thread.
@@ -78,7 +79,7 @@ public final class SlicePublisher implements AutoCloseable {
 
     /** Publish {@code layout} from now on. */
     public void publish(List<List<SliceLayout.Entry>> layout) {
-        desired = List.copyOf(layout);
+        desired = Optional.of(List.copyOf(layout));
         requestSync();
     }
 
@@ -112,7 +113,8 @@ public final class SlicePublisher implements AutoCloseable {
 
     private void sync() {
         queued.set(false);
-        List<List<SliceLayout.Entry>> layout = desired;
+        if (desired.isEmpty()) return;
+        List<List<SliceLayout.Entry>> layout = desired.get();
         try {
             Map<String, ResourceSlice> existing = new HashMap<>();
             for (int i = 0; ; i++) {
