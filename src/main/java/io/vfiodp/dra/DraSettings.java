@@ -1,8 +1,10 @@
 package io.vfiodp.dra;
 
 import io.vfiodp.plugin.Backoff;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -33,6 +35,8 @@ public record DraSettings(String driverName, String nodeName, Path registryDir, 
     public static final Path CDI_DIR = Path.of("/var/run/cdi");
     public static final String DEFAULT_DRIVER = "vfio-device-plugin.io";
 
+    /** {@code sun_path} holds 108 bytes with the terminating NUL. */
+    static final int MAX_SOCKET_PATH = 107;
     private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
     public DraSettings {
@@ -51,6 +55,13 @@ public record DraSettings(String driverName, String nodeName, Path registryDir, 
         requirePositive(healthHeartbeat, "health heartbeat");
         requirePositive(sliceResync, "slice resync interval");
         Objects.requireNonNull(backoff, "backoff");
+        for (Path socket : List.of(registryDir.resolve(driverName + "-reg.sock"), pluginDir.resolve("dra.sock"))) {
+            int bytes = socket.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8).length;
+            if (bytes > MAX_SOCKET_PATH) {
+                throw new IllegalArgumentException("DRA socket path " + socket + " is " + bytes + " bytes long; unix sockets allow "
+                        + MAX_SOCKET_PATH + ": use a shorter directory");
+            }
+        }
     }
 
     /** The kubelet's standard directories, {@code /var/lib/kubelet/plugins/<driver>} and {@code /var/run/cdi}. */
