@@ -42,6 +42,7 @@ public final class InventoryJson {
         root.put("schema", SCHEMA);
         root.put("pciIds", report.pciIds());
         root.put("configuration", report.configuration().orElse(null));
+        root.put("dra", report.routing().toString());
         vfio.ifPresent(v -> {
             ObjectNode n = root.putObject("vfio");
             switch (v) {
@@ -58,7 +59,7 @@ public final class InventoryJson {
             }
         });
         ArrayNode devices = root.putArray("devices");
-        for (Row row : report.rows()) devices.add(device(mapper, row));
+        for (Row row : report.rows()) devices.add(device(mapper, report, row));
         ArrayNode resources = root.putArray("resources");
         for (ResourceSummary r : report.resources()) {
             ObjectNode n = resources.addObject();
@@ -68,6 +69,7 @@ public final class InventoryJson {
             ArrayNode ids = n.putArray("devices");
             r.devices().forEach(ids::add);
             n.put("healthy", r.healthy());
+            n.put("via", r.route().label());
         }
         ArrayNode scan = root.putArray("scanProblems");
         for (ScanProblem p : report.scanProblems()) {
@@ -90,7 +92,7 @@ public final class InventoryJson {
         return mapper.writer().with(printer).writeValueAsString(root) + "\n";
     }
 
-    private static ObjectNode device(ObjectMapper mapper, Row row) {
+    private static ObjectNode device(ObjectMapper mapper, InventoryReport report, Row row) {
         ObjectNode n = mapper.createObjectNode();
         n.put("id", row.id());
         n.put("type", row.type().label());
@@ -125,6 +127,8 @@ public final class InventoryJson {
             case Decision.Companion c -> "companion";
         });
         d.put("resource", decision instanceof Decision.Exposed e ? e.resource().value() : null);
+        d.put("via", decision instanceof Decision.Exposed e ? report.route(e).label() : null);
+        d.put("draDevice", row.draDevice().orElse(null));
         d.put("reason", decision instanceof Decision.Skipped s ? s.reason() : null);
         d.put("companionOf", decision instanceof Decision.Companion c ? c.of().toString() : null);
         ArrayNode notes = d.putArray("notes");

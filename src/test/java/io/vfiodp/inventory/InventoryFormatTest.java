@@ -111,13 +111,13 @@ class InventoryFormatTest {
     @Test
     void jsonKeysComeInAFixedOrderAndAreAlwaysPresent() throws Exception {
         JsonNode root = new ObjectMapper().readTree(InventoryJson.format(defaultReport(InventoryHosts.t4Vgpu().build())));
-        assertThat(names(root)).containsExactly("schema", "pciIds", "configuration", "devices", "resources", "scanProblems", "configProblems");
+        assertThat(names(root)).containsExactly("schema", "pciIds", "configuration", "dra", "devices", "resources", "scanProblems", "configProblems");
         for (JsonNode device : root.get("devices")) {
             assertThat(names(device)).containsExactly("id", "type", "vendorDevice", "vendorName", "model", "class", "driver", "iommuGroup",
                     "companions", "numaNode", "parent", "deviceType", "health", "healthReason", "decision");
-            assertThat(names(device.get("decision"))).containsExactly("outcome", "resource", "reason", "companionOf", "notes");
+            assertThat(names(device.get("decision"))).containsExactly("outcome", "resource", "via", "draDevice", "reason", "companionOf", "notes");
         }
-        assertThat(names(root.get("resources").get(0))).containsExactly("name", "kind", "envVar", "devices", "healthy");
+        assertThat(names(root.get("resources").get(0))).containsExactly("name", "kind", "envVar", "devices", "healthy", "via");
     }
 
     @Test
