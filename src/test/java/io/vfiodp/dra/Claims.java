@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /** ResourceClaims as the scheduler leaves them: allocated, with the results of each driver. */
-final class Claims {
+public final class Claims {
 
     static final String NAMESPACE = "vms";
 
@@ -20,11 +20,11 @@ final class Claims {
     }
 
     /** Ours: request {@code gpu}, this node's pool. */
-    static DeviceRequestAllocationResult ours(String device) {
+    public static DeviceRequestAllocationResult ours(String device) {
         return result("gpu", DraNodes.DRIVER, DraNodes.NODE, device);
     }
 
-    static ResourceClaim allocated(String name, String uid, DeviceRequestAllocationResult... results) {
+    public static ResourceClaim allocated(String name, String uid, DeviceRequestAllocationResult... results) {
         return new ResourceClaimBuilder()
                 .withNewMetadata().withNamespace(NAMESPACE).withName(name).withUid(uid).endMetadata()
                 .withNewSpec().endSpec()
@@ -43,7 +43,7 @@ final class Claims {
      * Stores {@code claim} in the mock API as it is, status included (the CRUD mock keeps what it is
      * given), and returns it as stored.
      */
-    static ResourceClaim create(KubernetesClient client, ResourceClaim claim) {
+    public static ResourceClaim create(KubernetesClient client, ResourceClaim claim) {
         return client.dynamicResourceAllocation().v1().resourceClaims().inNamespace(claim.getMetadata().getNamespace()).resource(claim).create();
     }
 }

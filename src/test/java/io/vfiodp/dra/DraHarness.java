@@ -22,16 +22,16 @@ import java.util.List;
  * A node with a kubelet (the simulator), an API server (the fabric8 mock in CRUD mode, with this
  * node's Node object) and our DRA driver, all in the test's directory.
  */
-final class DraHarness implements AutoCloseable {
+public final class DraHarness implements AutoCloseable {
 
     static final Clock CLOCK = Clock.fixed(Instant.parse("2026-05-04T10:00:00Z"), ZoneOffset.UTC);
 
-    final Path root;
-    final DraSettings settings;
-    final MockKubeApi api;
-    final KubernetesClient driverClient;
-    final DraKubeletSimulator kubelet;
-    DraDriver driver;
+    public final Path root;
+    public final DraSettings settings;
+    public final MockKubeApi api;
+    public final KubernetesClient driverClient;
+    public final DraKubeletSimulator kubelet;
+    public DraDriver driver;
 
     DraHarness(Path root, List<String> kubeletServices) {
         this.root = root;
@@ -47,12 +47,12 @@ final class DraHarness implements AutoCloseable {
         this.kubelet = new DraKubeletSimulator(settings.registryDir(), kubeletServices);
     }
 
-    DraHarness(Path root) {
+    public DraHarness(Path root) {
         this(root, DraKubeletSimulator.KUBELET_136);
     }
 
     /** Starts the driver serving {@code state}, and has the kubelet register it. */
-    DraHarness start(TargetState state) {
+    public DraHarness start(TargetState state) {
         startDriver(state);
         registerOnce();
         return this;
@@ -68,7 +68,7 @@ final class DraHarness implements AutoCloseable {
     }
 
     /** The kubelet's plugin watcher finds the registration socket and registers the plugin behind it. */
-    DraKubeletSimulator.Registered registerOnce() {
+    public DraKubeletSimulator.Registered registerOnce() {
         await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.registrationSockets().size() == 1);
         try {
             return kubelet.register(kubelet.registrationSockets().getFirst());
@@ -83,7 +83,7 @@ final class DraHarness implements AutoCloseable {
         start(state);
     }
 
-    List<ResourceSlice> slices() {
+    public List<ResourceSlice> slices() {
         return api.client().dynamicResourceAllocation().v1().resourcesSlices().list().getItems().stream()
                 .sorted(Comparator.comparing(s -> s.getMetadata().getName())).toList();
     }

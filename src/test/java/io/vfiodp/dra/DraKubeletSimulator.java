@@ -47,7 +47,7 @@ import java.util.concurrent.TimeUnit;
  * the health service, recording every list. {@link #restart()} behaves like a kubelet restart: every
  * connection goes, then the directory is walked again (the kubelet leaves plugin sockets in place).
  */
-final class DraKubeletSimulator implements AutoCloseable {
+public final class DraKubeletSimulator implements AutoCloseable {
 
     static final List<String> KUBELET_136 = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");
     static final List<String> KUBELET_133 = List.of("v1beta1.DRAPlugin");
@@ -142,7 +142,7 @@ final class DraKubeletSimulator implements AutoCloseable {
         return plugin;
     }
 
-    NodePrepareResourcesResponse prepare(Claim... claims) {
+    public NodePrepareResourcesResponse prepare(Claim... claims) {
         Registered p = plugin();
         NodePrepareResourcesRequest request = NodePrepareResourcesRequest.newBuilder().addAllClaims(List.of(claims)).build();
         if (p.service().equals("v1.DRAPlugin")) {
@@ -187,7 +187,7 @@ final class DraKubeletSimulator implements AutoCloseable {
         healthUpdates.clear();
     }
 
-    static Claim claim(String namespace, String name, String uid) {
+    public static Claim claim(String namespace, String name, String uid) {
         return Claim.newBuilder().setNamespace(namespace).setName(name).setUid(uid).build();
     }
 

@@ -15,7 +15,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 /** The fixture nodes as the DRA driver is fed them, and driver settings in a test's directory. */
-final class DraNodes {
+public final class DraNodes {
 
     static final String DRIVER = "vfio-device-plugin.io";
     static final String NODE = "node-a";
@@ -27,14 +27,14 @@ final class DraNodes {
     }
 
     /** What scan and policy give for the fixture node, every resource routed as {@code routing} says. */
-    static TargetState state(String node, DraRouting routing) {
+    public static TargetState state(String node, DraRouting routing) {
         HostSnapshot s = scan(node);
         PciIds ids = pciIds();
         DraRouting.Split split = routing.split(PolicyEngine.evaluate(s, Optional.empty(), ids).desiredState());
         return new TargetState(split.devicePlugins(), s.devNodes(), DraOffer.describe(split.dra(), s, ids, DraOffer.EMPTY));
     }
 
-    static TargetState allDra(String node) {
+    public static TargetState allDra(String node) {
         return state(node, DraRouting.ALL);
     }
 
