@@ -45,9 +45,4 @@ public record DriverView(SortedMap<String, DraDevice> devices, DevNodes devNodes
     public Optional<DraDevice> device(String name) {
         return Optional.ofNullable(devices.get(name));
     }
-
-    /** The device with this ID (PCI address or mdev UUID). */
-    public Optional<DraDevice> byId(String id) {
-        return devices.values().stream().filter(d -> d.device().id().equals(id)).findFirst();
-    }
 }

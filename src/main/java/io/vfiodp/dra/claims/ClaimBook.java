@@ -111,7 +111,10 @@ public final class ClaimBook {
     }
 
     private Answer prepareNew(Request r, DriverView view) {
-        ClaimCheck.Outcome outcome = switch (r.fetched().orElseThrow()) {
+        if (r.fetched().isEmpty()) {
+            return new Failed("claim " + r.namespace() + "/" + r.name() + " (UID " + r.uid() + ") was unprepared while being prepared; ask again");
+        }
+        ClaimCheck.Outcome outcome = switch (r.fetched().get()) {
             case ClaimSource.Failed f -> new ClaimCheck.Refused(f.reason());
             case ClaimSource.Found f -> ClaimCheck.check(f.claim(), r.uid(), driver, pool, view);
         };
