@@ -30,12 +30,12 @@ import java.util.OptionalInt;
  * policy decided on (PCI functions by address, then mdevs by UUID), the resources, and what went
  * wrong while scanning or reading the configuration.
  *
- * @param pciIds        where model names come from
+ * @param pciIds        where model names come from: the copy of pci.ids, its version and why it was chosen
  * @param configuration the configuration file, empty in default mode
  * @param routing       which resources go through DRA rather than the device plugins
  */
 public record InventoryReport(
-        String pciIds,
+        PciIds.Origin pciIds,
         Optional<String> configuration,
         List<Row> rows,
         List<ResourceSummary> resources,
@@ -183,7 +183,7 @@ public record InventoryReport(
         for (ResourceName r : routing.unmatched(result.desiredState())) {
             configProblems.add(new PolicyProblem(PolicyProblem.Severity.WARNING, "DRA resource " + r + " is not served on this node"));
         }
-        return new InventoryReport(pciIds.source(), configuration, rows, resources, snapshot.problems(), configProblems, routing);
+        return new InventoryReport(pciIds.origin(), configuration, rows, resources, snapshot.problems(), configProblems, routing);
     }
 
     private static Optional<String> draDevice(Optional<ExposedDevice> d, Decision decision, DraRouting routing) {
