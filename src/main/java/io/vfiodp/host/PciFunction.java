@@ -17,6 +17,10 @@ import java.util.OptionalInt;
  * @param sriovTotalVfs   present only on PFs ({@code sriov_totalvfs})
  * @param vfioCdev        iommufd char device name from {@code vfio-dev/vfioN}
  * @param upstreamBridges PCI functions above this one in the device tree, nearest first
+ * @param pcieRoot        the root complex the function sits below ({@code pci0000:3a}): the first
+ *                        directory under {@code devices/} its sysfs directory lies in, as Kubernetes'
+ *                        {@code resource.kubernetes.io/pcieRoot} attribute names it; empty when that
+ *                        directory is not a {@code pci*} root (a platform bus)
  */
 public record PciFunction(
         PciAddress address,
@@ -34,7 +38,8 @@ public record PciFunction(
         List<PciAddress> virtfns,
         OptionalInt sriovTotalVfs,
         Optional<String> vfioCdev,
-        List<PciAddress> upstreamBridges) {
+        List<PciAddress> upstreamBridges,
+        Optional<String> pcieRoot) {
 
     public static final int VENDOR_NVIDIA = 0x10de;
 
@@ -47,6 +52,7 @@ public record PciFunction(
         Objects.requireNonNull(vfioCdev, "vfioCdev");
         virtfns = List.copyOf(virtfns);
         upstreamBridges = List.copyOf(upstreamBridges);
+        Objects.requireNonNull(pcieRoot, "pcieRoot");
     }
 
     /** {@code 10de:1eb8} as selectors and tools print it. */

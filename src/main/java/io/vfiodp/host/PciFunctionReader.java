@@ -80,7 +80,7 @@ final class PciFunctionReader {
             Optional<String> cdev = names.contains("vfio-dev") ? vfioCdev(dir, shown) : Optional.empty();
 
             PciFunction function = new PciFunction(address, vendor, device, subVendor, subDevice, classCode, revision,
-                    driver, group, numa, bootVga, physfn, virtfns, totalVfs, cdev, upstreamBridges(dir));
+                    driver, group, numa, bootVga, physfn, virtfns, totalVfs, cdev, upstreamBridges(dir), pcieRoot(dir));
             return new ScannedFunction.Found(function, dir, shown, groupDir,
                     names.contains("mdev_supported_types"), names.contains("nvidia"), warnings);
         } catch (EntryUnreadable e) {
@@ -185,6 +185,19 @@ final class PciFunctionReader {
             end = start;
         }
         return bridges;
+    }
+
+    /**
+     * The first directory below {@code devices/} that encloses {@code dir}, when it is a PCI root
+     * ({@code pci0000:3a}); behind a VMD controller that is still the outer root, as Kubernetes'
+     * {@code deviceattribute.GetPCIeRootAttributeByPCIBusID} resolves it.
+     */
+    private Optional<String> pcieRoot(String dir) {
+        String devices = sys.root() + "/devices/";
+        if (!dir.startsWith(devices)) return Optional.empty();
+        int end = dir.indexOf('/', devices.length());
+        String first = dir.substring(devices.length(), end < 0 ? dir.length() : end);
+        return first.startsWith("pci") && end > 0 ? Optional.of(first) : Optional.empty();
     }
 
     static boolean isDigits(String s, int from) {

@@ -1,12 +1,5 @@
 package io.vfiodp.inventory;
 
-import tools.jackson.core.util.DefaultIndenter;
-import tools.jackson.core.util.DefaultPrettyPrinter;
-import tools.jackson.core.util.Separators;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.ObjectNode;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.ScanProblem;
 import io.vfiodp.host.VfioAvailability;
@@ -18,6 +11,13 @@ import io.vfiodp.policy.KubeVirtEnv;
 import io.vfiodp.policy.PolicyProblem;
 import java.util.Locale;
 import java.util.Optional;
+import tools.jackson.core.util.DefaultIndenter;
+import tools.jackson.core.util.DefaultPrettyPrinter;
+import tools.jackson.core.util.Separators;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The inventory as a JSON document for tools. Stable: every key is always present (null when it
@@ -44,6 +44,7 @@ public final class InventoryJson {
         root.put("pciIdsVersion", report.pciIds().version().orElse(null));
         root.put("pciIdsChosen", report.pciIds().reason().orElse(null));
         root.put("configuration", report.configuration().orElse(null));
+        root.put("dra", report.routing().toString());
         vfio.ifPresent(v -> {
             ObjectNode n = root.putObject("vfio");
             switch (v) {
@@ -60,7 +61,7 @@ public final class InventoryJson {
             }
         });
         ArrayNode devices = root.putArray("devices");
-        for (Row row : report.rows()) devices.add(device(mapper, row));
+        for (Row row : report.rows()) devices.add(device(mapper, report, row));
         ArrayNode resources = root.putArray("resources");
         for (ResourceSummary r : report.resources()) {
             ObjectNode n = resources.addObject();
@@ -70,6 +71,7 @@ public final class InventoryJson {
             ArrayNode ids = n.putArray("devices");
             r.devices().forEach(ids::add);
             n.put("healthy", r.healthy());
+            n.put("via", r.route().label());
         }
         ArrayNode scan = root.putArray("scanProblems");
         for (ScanProblem p : report.scanProblems()) {
@@ -92,7 +94,7 @@ public final class InventoryJson {
         return mapper.writer().with(printer).writeValueAsString(root) + "\n";
     }
 
-    private static ObjectNode device(ObjectMapper mapper, Row row) {
+    private static ObjectNode device(ObjectMapper mapper, InventoryReport report, Row row) {
         ObjectNode n = mapper.createObjectNode();
         n.put("id", row.id());
         n.put("type", row.type().label());
@@ -127,6 +129,8 @@ public final class InventoryJson {
             case Decision.Companion c -> "companion";
         });
         d.put("resource", decision instanceof Decision.Exposed e ? e.resource().value() : null);
+        d.put("via", decision instanceof Decision.Exposed e ? report.route(e).label() : null);
+        d.put("draDevice", row.draDevice().orElse(null));
         d.put("reason", decision instanceof Decision.Skipped s ? s.reason() : null);
         d.put("companionOf", decision instanceof Decision.Companion c ? c.of().toString() : null);
         ArrayNode notes = d.putArray("notes");

@@ -1,5 +1,6 @@
 package io.vfiodp.inventory;
 
+import io.vfiodp.dra.DeviceNames;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.MdevInstance;
 import io.vfiodp.host.PciAddress;
@@ -7,13 +8,16 @@ import io.vfiodp.host.PciFunction;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.ScanProblem;
 import io.vfiodp.host.VgpuVf;
-import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.Decision;
+import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DeviceKind;
+import io.vfiodp.policy.DraRouting;
 import io.vfiodp.policy.ExposedDevice;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.PolicyProblem;
 import io.vfiodp.policy.PolicyResult;
+import io.vfiodp.policy.ResourceName;
+import io.vfiodp.policy.Route;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,6 +32,7 @@ import java.util.OptionalInt;
  *
  * @param pciIds        where model names come from: the copy of pci.ids, its version and why it was chosen
  * @param configuration the configuration file, empty in default mode
+ * @param routing       which resources go through DRA rather than the device plugins
  */
 public record InventoryReport(
         PciIds.Origin pciIds,
@@ -35,7 +40,8 @@ public record InventoryReport(
         List<Row> rows,
         List<ResourceSummary> resources,
         List<ScanProblem> scanProblems,
-        List<PolicyProblem> configProblems) {
+        List<PolicyProblem> configProblems,
+        DraRouting routing) {
 
     public InventoryReport {
         rows = List.copyOf(rows);
@@ -70,6 +76,7 @@ public record InventoryReport(
      * @param parent       an mdev's parent or a VF's PF
      * @param type         the mdev or current vGPU type
      * @param health       for exposed devices
+     * @param draDevice    its name in this node's DRA pool, when its resource goes through DRA
      */
     public record Row(
             String id,
@@ -85,14 +92,21 @@ public record InventoryReport(
             Optional<PciAddress> parent,
             Optional<TypeRef> deviceType,
             Optional<Health> health,
-            Decision decision) {
+            Decision decision,
+            Optional<String> draDevice) {
 
         public Row {
             companions = List.copyOf(companions);
         }
     }
 
-    public record ResourceSummary(String name, DeviceKind kind, List<String> devices, int healthy) {
+    /** Which way the resource's devices go; the way a row's device goes is its resource's. */
+    public Route route(Decision.Exposed exposed) {
+        return routing.route(exposed.resource());
+    }
+
+    /** @param route device plugin or DRA */
+    public record ResourceSummary(String name, DeviceKind kind, List<String> devices, int healthy, Route route) {
         public ResourceSummary {
             devices = List.copyOf(devices);
         }
@@ -104,6 +118,12 @@ public record InventoryReport(
      */
     public static InventoryReport of(HostSnapshot snapshot, PolicyResult result, PciIds pciIds, Optional<String> configuration,
             List<String> configWarnings) {
+        return of(snapshot, result, pciIds, configuration, configWarnings, DraRouting.NONE);
+    }
+
+    /** As above, the resources {@code routing} names going through DRA. */
+    public static InventoryReport of(HostSnapshot snapshot, PolicyResult result, PciIds pciIds, Optional<String> configuration,
+            List<String> configWarnings, DraRouting routing) {
         Map<String, ExposedDevice> exposed = new HashMap<>();
         List<ResourceSummary> resources = new ArrayList<>();
         for (DesiredResource r : result.desiredState().resources().values()) {
@@ -112,7 +132,8 @@ public record InventoryReport(
                 exposed.put(d.id(), d);
                 if (d.health().isHealthy()) healthy++;
             }
-            resources.add(new ResourceSummary(r.name().value(), r.kind(), r.devices().stream().map(ExposedDevice::id).toList(), healthy));
+            resources.add(new ResourceSummary(r.name().value(), r.kind(), r.devices().stream().map(ExposedDevice::id).toList(), healthy,
+                    routing.route(r.name())));
         }
 
         List<Row> rows = new ArrayList<>();
@@ -133,7 +154,8 @@ public record InventoryReport(
                     f.physfn(),
                     vf == null ? Optional.empty() : Optional.of(new TypeRef(Integer.toString(vf.currentTypeId()), vf.typeName())),
                     d.map(ExposedDevice::health),
-                    decision));
+                    decision,
+                    draDevice(d, decision, routing)));
         });
         result.mdevs().forEach((uuid, decision) -> {
             MdevInstance m = snapshot.mdevs().get(uuid);
@@ -151,12 +173,20 @@ public record InventoryReport(
                     Optional.of(m.parent()),
                     Optional.of(new TypeRef(m.typeId(), Optional.of(m.typeName()))),
                     d.map(ExposedDevice::health),
-                    decision));
+                    decision,
+                    draDevice(d, decision, routing)));
         });
 
         List<PolicyProblem> configProblems = new ArrayList<>();
         for (String w : configWarnings) configProblems.add(new PolicyProblem(PolicyProblem.Severity.WARNING, w));
         configProblems.addAll(result.problems());
-        return new InventoryReport(pciIds.origin(), configuration, rows, resources, snapshot.problems(), configProblems);
+        for (ResourceName r : routing.unmatched(result.desiredState())) {
+            configProblems.add(new PolicyProblem(PolicyProblem.Severity.WARNING, "DRA resource " + r + " is not served on this node"));
+        }
+        return new InventoryReport(pciIds.origin(), configuration, rows, resources, snapshot.problems(), configProblems, routing);
+    }
+
+    private static Optional<String> draDevice(Optional<ExposedDevice> d, Decision decision, DraRouting routing) {
+        return decision instanceof Decision.Exposed e && routing.route(e.resource()) == Route.DRA ? d.map(DeviceNames::of) : Optional.empty();
     }
 }

@@ -6,9 +6,12 @@ import io.vfiodp.host.VfioAvailability;
 import io.vfiodp.inventory.InventoryReport.ResourceSummary;
 import io.vfiodp.inventory.InventoryReport.Row;
 import io.vfiodp.policy.Decision;
+import io.vfiodp.policy.DraRouting;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.PolicyProblem;
+import io.vfiodp.policy.Route;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -21,6 +24,7 @@ public final class InventoryText {
 
     private static final String[] DEVICE_HEADER = {"DEVICE", "VENDOR:DEVICE", "CLASS", "DRIVER", "IOMMU", "NUMA", "HEALTH", "DECISION"};
     private static final String[] RESOURCE_HEADER = {"RESOURCE", "KIND", "DEVICES", "HEALTHY"};
+    private static final String[] ROUTED_RESOURCE_HEADER = {"RESOURCE", "KIND", "DEVICES", "HEALTHY", "VIA"};
 
     private InventoryText() {}
 
@@ -35,17 +39,19 @@ public final class InventoryText {
         out.append("configuration: ").append(report.configuration().orElse("none (default: NVIDIA GPUs, NVSwitches and vGPUs)"))
                 .append('\n');
         vfio.ifPresent(v -> out.append("vfio: ").append(v.describe()).append('\n'));
+        boolean routed = !report.routing().equals(DraRouting.NONE);
+        if (routed) out.append("dra: ").append(report.routing()).append(" (served through DRA; every other resource through device plugins)\n");
         out.append('\n');
 
         List<String[]> cells = new ArrayList<>();
         cells.add(DEVICE_HEADER);
-        for (Row row : report.rows()) cells.add(cells(row));
+        for (Row row : report.rows()) cells.add(cells(report, row));
         int[] widths = widths(cells);
         int indent = widths[0] + 2;
         out.append(line(DEVICE_HEADER, widths));
         for (int i = 0; i < report.rows().size(); i++) {
             out.append(line(cells.get(i + 1), widths));
-            for (String detail : details(report.rows().get(i))) {
+            for (String detail : details(report, report.rows().get(i))) {
                 out.append(" ".repeat(indent)).append(detail).append('\n');
             }
         }
@@ -53,9 +59,10 @@ public final class InventoryText {
 
         out.append('\n');
         List<String[]> resourceCells = new ArrayList<>();
-        resourceCells.add(RESOURCE_HEADER);
+        resourceCells.add(routed ? ROUTED_RESOURCE_HEADER : RESOURCE_HEADER);
         for (ResourceSummary r : report.resources()) {
-            resourceCells.add(new String[] {r.name(), r.kind().name(), Integer.toString(r.devices().size()), Integer.toString(r.healthy())});
+            String[] c = {r.name(), r.kind().name(), Integer.toString(r.devices().size()), Integer.toString(r.healthy()), r.route().label()};
+            resourceCells.add(routed ? c : Arrays.copyOf(c, 4));
         }
         int[] resourceWidths = widths(resourceCells);
         for (String[] c : resourceCells) out.append(line(c, resourceWidths));
@@ -75,7 +82,7 @@ public final class InventoryText {
         return out.toString();
     }
 
-    private static String[] cells(Row row) {
+    private static String[] cells(InventoryReport report, Row row) {
         return new String[] {
             row.id(),
             row.vendorDevice().orElse("-"),
@@ -84,7 +91,8 @@ public final class InventoryText {
             row.iommuGroup().isPresent() ? Integer.toString(row.iommuGroup().getAsInt()) : "-",
             Integer.toString(row.numaNode()),
             row.health().map(Health::wireValue).orElse("-"),
-            decision(row.decision())
+            row.decision() instanceof Decision.Exposed e && report.route(e) == Route.DRA
+                    ? "exposed through DRA as " + e.resource() : decision(row.decision())
         };
     }
 
@@ -96,7 +104,7 @@ public final class InventoryText {
         };
     }
 
-    private static List<String> details(Row row) {
+    private static List<String> details(InventoryReport report, Row row) {
         List<String> out = new ArrayList<>();
         String model = row.model().orElse("unknown model") + row.vendorName().map(v -> " (" + v + ")").orElse("");
         switch (row.type()) {
@@ -114,6 +122,9 @@ public final class InventoryText {
             out.add("companions: " + row.companions().stream().map(PciAddress::toString).collect(Collectors.joining(", ")));
         }
         if (row.decision() instanceof Decision.Exposed e) {
+            if (report.route(e) == Route.DRA) {
+                out.add("DRA: device " + row.draDevice().orElse("?") + " in this node's pool; claim it (not " + e.resource() + " in a resource limit)");
+            }
             for (String note : e.notes()) out.add("note: " + note);
         }
         if (row.decision() instanceof Decision.Companion c) {

@@ -4,6 +4,8 @@ import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.policy.Departures;
 import io.vfiodp.policy.DesiredState;
+import io.vfiodp.policy.DraOffer;
+import io.vfiodp.policy.DraRouting;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.PolicyProblem;
 import io.vfiodp.policy.PolicyResult;
@@ -50,6 +52,9 @@ public final class ScanPolicySource implements NodeStateSource {
     // The last pass's own policy output, to serve what left since then one more pass as Unhealthy.
     private volatile DesiredState lastDesired = DesiredState.EMPTY;
     private volatile Optional<PermittedHostDevices> lastPermitted = Optional.empty();
+    private final DraRouting routing;
+    // The last pass's DRA profiles: a device the host took away keeps its profile for its last, Unhealthy pass.
+    private volatile DraOffer lastOffer = DraOffer.EMPTY;
 
     public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, PciIds pciIds) {
         this(scan, LocalConfig.of(config), vendors -> pciIds, Optional.empty());
@@ -74,6 +79,13 @@ public final class ScanPolicySource implements NodeStateSource {
      */
     public ScanPolicySource(Supplier<HostSnapshot> scan, ConfigSource configs, PciIdsLoader pciIdsLoader,
             Optional<ProblemSink> problemSink) {
+        this(scan, configs, pciIdsLoader, problemSink, DraRouting.NONE);
+    }
+
+    /** As above, serving the resources {@code routing} names through DRA and the others through device plugins. */
+    public ScanPolicySource(Supplier<HostSnapshot> scan, ConfigSource configs, PciIdsLoader pciIdsLoader,
+            Optional<ProblemSink> problemSink, DraRouting routing) {
+        this.routing = routing;
         this.scan = scan;
         this.configs = configs;
         this.pciIdsLoader = pciIdsLoader;
@@ -126,12 +138,16 @@ public final class ScanPolicySource implements NodeStateSource {
             e.result().problems().forEach(p -> notes.add(p.toString()));
         }
         e.snapshot().problems().forEach(p -> notes.add("scan skipped " + p.path() + ": " + p.reason()));
+        routing.unmatched(e.result().desiredState()).forEach(r -> notes.add("DRA resource " + r + " is not served on this node"));
         for (String fresh : newNotes.since(notes)) log.warn("{}", fresh);
         // An operator's configuration change applies at once; only devices the host took away get the Unhealthy pass.
         DesiredState served = config.permitted().equals(lastPermitted) ? Departures.keepOneMorePass(lastDesired, e.result())
                 : e.result().desiredState();
         lastDesired = e.result().desiredState();
         lastPermitted = config.permitted();
-        return new TargetState(served, e.snapshot().devNodes());
+        DraRouting.Split split = routing.split(served);
+        DraOffer offer = DraOffer.describe(split.dra(), e.snapshot(), pciIds(e.snapshot()), lastOffer);
+        lastOffer = offer;
+        return new TargetState(split.devicePlugins(), e.snapshot().devNodes(), offer);
     }
 }

@@ -1,5 +1,6 @@
 package io.vfiodp.plugin;
 
+import io.vfiodp.host.DevNodes;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.policy.DeviceKind;
 import io.vfiodp.policy.ExposedDevice;
@@ -70,6 +71,23 @@ public final class Allocation {
         return new RpcOutcome.Granted<>(response.build());
     }
 
+    /**
+     * The host paths of the VFIO nodes a container using {@code devices} needs, deduplicated, in
+     * this order: {@code /dev/vfio/vfio}, each device's {@code /dev/vfio/<group>}, then (on iommufd
+     * hosts, and only where the scan saw them) {@code /dev/iommu} and {@code /dev/vfio/devices/vfioN}.
+     * The same list whether a device plugin's Allocate or a DRA prepare hands the devices out.
+     */
+    public static List<String> vfioPaths(List<ExposedDevice> devices, DevNodes devNodes) {
+        Set<String> paths = new LinkedHashSet<>();
+        paths.add(VFIO_CONTAINER);
+        for (ExposedDevice d : devices) paths.add("/dev/vfio/" + d.iommuGroup());
+        if (devNodes.iommu()) paths.add(IOMMU);
+        for (ExposedDevice d : devices) {
+            d.vfioCdev().filter(devNodes.vfioCdevs()::contains).ifPresent(cdev -> paths.add("/dev/vfio/devices/" + cdev));
+        }
+        return List.copyOf(paths);
+    }
+
     private static ContainerAllocateResponse containerResponse(ResourceView view, List<ExposedDevice> devices) {
         ContainerAllocateResponse.Builder b = ContainerAllocateResponse.newBuilder();
         b.putEnvs(KubeVirtEnv.variableName(view.kind(), view.name()), String.join(",", devices.stream().map(ExposedDevice::id).toList()));
@@ -79,14 +97,7 @@ public final class Allocation {
             for (ExposedDevice d : devices) companions.put(d.pciAddress(), d.companions());
             b.putEnvs(KubeVirtEnv.companionsVariableName(view.name()), KubeVirtEnv.encodeCompanions(companions));
         }
-        Set<String> paths = new LinkedHashSet<>();
-        paths.add(VFIO_CONTAINER);
-        for (ExposedDevice d : devices) paths.add("/dev/vfio/" + d.iommuGroup());
-        if (view.devNodes().iommu()) paths.add(IOMMU);
-        for (ExposedDevice d : devices) {
-            d.vfioCdev().filter(view.devNodes().vfioCdevs()::contains).ifPresent(cdev -> paths.add("/dev/vfio/devices/" + cdev));
-        }
-        for (String path : paths) {
+        for (String path : vfioPaths(devices, view.devNodes())) {
             b.addDevices(DeviceSpec.newBuilder().setHostPath(path).setContainerPath(path).setPermissions(PERMISSIONS));
         }
         return b.build();

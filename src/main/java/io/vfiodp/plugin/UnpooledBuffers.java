@@ -10,9 +10,9 @@ import io.grpc.netty.shaded.io.netty.buffer.UnpooledByteBufAllocator;
  * 2.4 MiB resident for that (ServeBench, README "Deployment"). Unpooled buffers are freed when the
  * message is, and Allocate is no slower with them.
  */
-final class UnpooledBuffers {
+public final class UnpooledBuffers {
 
-    static final ByteBufAllocator ALLOCATOR = UnpooledByteBufAllocator.DEFAULT;
+    public static final ByteBufAllocator ALLOCATOR = UnpooledByteBufAllocator.DEFAULT;
 
     private UnpooledBuffers() {
     }

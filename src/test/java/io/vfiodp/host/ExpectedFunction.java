@@ -24,6 +24,7 @@ final class ExpectedFunction {
     private OptionalInt totalVfs = OptionalInt.empty();
     private Optional<String> cdev = Optional.empty();
     private List<PciAddress> bridges = List.of();
+    private Optional<String> pcieRoot = Optional.empty();
 
     private ExpectedFunction(String address) {
         this.address = PciAddress.parse(address);
@@ -92,8 +93,16 @@ final class ExpectedFunction {
         return this;
     }
 
+    /** Unset: the root the topmost bridge (or the function itself) sits on, as in every fixture's {@code devices/pciDDDD:BB}. */
+    ExpectedFunction pcieRoot(String root) {
+        pcieRoot = Optional.of(root);
+        return this;
+    }
+
     PciFunction build() {
+        PciAddress top = bridges.isEmpty() ? address : bridges.getLast();
+        Optional<String> root = pcieRoot.or(() -> Optional.of(String.format("pci%04x:%02x", top.domain(), top.bus())));
         return new PciFunction(address, vendor, device, subsystemVendor, subsystemDevice, classCode, revision, driver,
-                group, numa, bootVga, physfn, virtfns, totalVfs, cdev, bridges);
+                group, numa, bootVga, physfn, virtfns, totalVfs, cdev, bridges, root);
     }
 }

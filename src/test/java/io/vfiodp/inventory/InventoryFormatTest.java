@@ -2,8 +2,6 @@ package io.vfiodp.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.policy.PolicyEngine;
@@ -15,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 class InventoryFormatTest {
 
@@ -111,14 +111,14 @@ class InventoryFormatTest {
     @Test
     void jsonKeysComeInAFixedOrderAndAreAlwaysPresent() throws Exception {
         JsonNode root = new ObjectMapper().readTree(InventoryJson.format(defaultReport(InventoryHosts.t4Vgpu().build())));
-        assertThat(names(root)).containsExactly("schema", "pciIds", "pciIdsVersion", "pciIdsChosen", "configuration", "devices", "resources",
-                "scanProblems", "configProblems");
+        assertThat(names(root)).containsExactly("schema", "pciIds", "pciIdsVersion", "pciIdsChosen", "configuration", "dra", "devices",
+                "resources", "scanProblems", "configProblems");
         for (JsonNode device : root.get("devices")) {
             assertThat(names(device)).containsExactly("id", "type", "vendorDevice", "vendorName", "model", "class", "driver", "iommuGroup",
                     "companions", "numaNode", "parent", "deviceType", "health", "healthReason", "decision");
-            assertThat(names(device.get("decision"))).containsExactly("outcome", "resource", "reason", "companionOf", "notes");
+            assertThat(names(device.get("decision"))).containsExactly("outcome", "resource", "via", "draDevice", "reason", "companionOf", "notes");
         }
-        assertThat(names(root.get("resources").get(0))).containsExactly("name", "kind", "envVar", "devices", "healthy");
+        assertThat(names(root.get("resources").get(0))).containsExactly("name", "kind", "envVar", "devices", "healthy", "via");
     }
 
     @Test

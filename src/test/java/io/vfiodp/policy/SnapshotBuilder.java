@@ -43,6 +43,7 @@ public final class SnapshotBuilder {
         OptionalInt totalVfs = OptionalInt.empty();
         Optional<String> cdev = Optional.empty();
         List<PciAddress> bridges = List.of();
+        Optional<String> pcieRoot = Optional.empty();
 
         Fn(PciAddress address) {
             this.address = address;
@@ -105,6 +106,11 @@ public final class SnapshotBuilder {
             return this;
         }
 
+        public Fn pcieRoot(String root) {
+            this.pcieRoot = Optional.of(root);
+            return this;
+        }
+
         public Fn bridges(String... upstream) {
             this.bridges = java.util.Arrays.stream(upstream).map(PciAddress::parse).toList();
             return this;
@@ -112,7 +118,7 @@ public final class SnapshotBuilder {
 
         public PciFunction build() {
             return new PciFunction(address, vendor, device, subsystemVendor, subsystemDevice, classCode, 0xa1, driver, group,
-                    numa, bootVga, physfn, List.of(), totalVfs, cdev, bridges);
+                    numa, bootVga, physfn, List.of(), totalVfs, cdev, bridges, pcieRoot);
         }
     }
 

@@ -1,0 +1,48 @@
+package io.vfiodp.dra;
+
+import io.vfiodp.host.DevNodes;
+import io.vfiodp.node.TargetState;
+import io.vfiodp.policy.DesiredResource;
+import io.vfiodp.policy.ExposedDevice;
+import io.vfiodp.policy.Health;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The devices this node offers through DRA right now, by pool device name, health reports laid
+ * over the policy's verdict: an immutable snapshot that gRPC handlers and the slice publisher read.
+ */
+public record DriverView(SortedMap<String, DraDevice> devices, DevNodes devNodes) {
+
+    public static final DriverView EMPTY = new DriverView(new TreeMap<>(), DevNodes.NONE);
+
+    public DriverView {
+        devices = Collections.unmodifiableSortedMap(new TreeMap<>(devices));
+    }
+
+    /**
+     * The view of {@code target}'s DRA part. A monitor's Unhealthy report (keyed by device ID, as
+     * the device-plugin side keys them) takes a device out of service; it cannot make a device
+     * healthy that the policy marked unhealthy.
+     */
+    public static DriverView of(TargetState target, Map<String, Health> healthReports) {
+        SortedMap<String, DraDevice> devices = new TreeMap<>();
+        for (DesiredResource r : target.dra().resources().resources().values()) {
+            for (ExposedDevice d : r.devices()) {
+                Health reported = healthReports.get(d.id());
+                ExposedDevice served = reported != null && d.health().isHealthy() ? d.withHealth(reported) : d;
+                var profile = target.dra().profiles().get(d.id());
+                String name = DeviceNames.of(d);
+                devices.put(name, new DraDevice(name, served, r.name(), profile, DeviceAttributes.of(d, r.name(), profile)));
+            }
+        }
+        return new DriverView(devices, target.devNodes());
+    }
+
+    public Optional<DraDevice> device(String name) {
+        return Optional.ofNullable(devices.get(name));
+    }
+}

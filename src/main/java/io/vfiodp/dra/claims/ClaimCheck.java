@@ -1,0 +1,118 @@
+package io.vfiodp.dra.claims;
+
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.vfiodp.dra.DraDevice;
+import io.vfiodp.dra.DriverView;
+import io.vfiodp.policy.Health;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Reads what a ResourceClaim from the API allocates on this node for this driver, and refuses it,
+ * saying why, when it cannot be prepared: replaced, not allocated, malformed, a device of another
+ * node's pool or one this node does not offer through DRA, a device gone unhealthy, admin access.
+ * Results of other drivers are theirs and ignored, as the kubelet asks each driver about its own.
+ */
+public final class ClaimCheck {
+
+    private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    /** {@code resourceapi.PodResourceClaimAnnotation}: set on claims made from a pod's template. */
+    public static final String POD_CLAIM_NAME = "resource.kubernetes.io/pod-claim-name";
+
+    private ClaimCheck() {}
+
+    /** A device the claim allocates, for the request (or {@code request/subrequest}) that got it. */
+    public record Allocated(String request, DraDevice device) {}
+
+    public record AllocatedClaim(String uid, String namespace, String name, Optional<String> podClaimName, List<Allocated> devices) {
+        public AllocatedClaim {
+            devices = List.copyOf(devices);
+        }
+    }
+
+    public sealed interface Outcome {}
+
+    public record Accepted(AllocatedClaim claim) implements Outcome {}
+
+    public record Refused(String reason) implements Outcome {
+        public Refused {
+            Objects.requireNonNull(reason, "reason");
+        }
+    }
+
+    /**
+     * @param uid the UID the kubelet named: a claim by the same name with another UID replaced it
+     */
+    public static Outcome check(ResourceClaim claim, String uid, String driver, String pool, DriverView view) {
+        var meta = claim.getMetadata();
+        String ns = meta == null ? null : meta.getNamespace();
+        String name = meta == null ? null : meta.getName();
+        String what = "ResourceClaim " + ns + "/" + name;
+        if (ns == null || !DNS_LABEL.matcher(ns).matches() || name == null || !DNS_SUBDOMAIN.matcher(name).matches()) {
+            return new Refused(what + " is malformed: its namespace and name must be DNS names");
+        }
+        if (!uid.equals(meta.getUid())) {
+            return new Refused(what + " has UID " + meta.getUid() + ", not " + uid + ": it was replaced");
+        }
+        var allocation = claim.getStatus() == null ? null : claim.getStatus().getAllocation();
+        if (allocation == null) return new Refused(what + " is not allocated");
+        List<DeviceRequestAllocationResult> results = allocation.getDevices() == null || allocation.getDevices().getResults() == null
+                ? List.of() : allocation.getDevices().getResults();
+        List<Allocated> mine = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < results.size(); i++) {
+            DeviceRequestAllocationResult r = results.get(i);
+            if (r == null) return new Refused(what + " is malformed: allocation result " + i + " is empty");
+            if (!driver.equals(r.getDriver())) continue;
+            String at = what + " allocation result " + i;
+            if (blank(r.getPool()) || blank(r.getDevice()) || blank(r.getRequest())) {
+                return new Refused(at + " is malformed: it lacks its " + (blank(r.getRequest()) ? "request" : blank(r.getPool()) ? "pool" : "device"));
+            }
+            if (!validRequest(r.getRequest())) {
+                return new Refused(at + " is malformed: request '" + r.getRequest() + "' is not a DNS label (or label/label)");
+            }
+            if (!pool.equals(r.getPool())) {
+                return new Refused(at + ": device " + r.getDevice() + " is in pool " + r.getPool() + ", another node's; this node's pool is " + pool);
+            }
+            Optional<DraDevice> device = view.device(r.getDevice());
+            if (device.isEmpty()) {
+                return new Refused(at + ": device " + r.getDevice() + " is not one this node offers through DRA");
+            }
+            if (Boolean.TRUE.equals(r.getAdminAccess())) {
+                return new Refused(at + ": admin access to device " + r.getDevice() + " is not supported: VFIO hands a device to one VM only");
+            }
+            if (device.get().device().health() instanceof Health.Unhealthy(String reason)) {
+                return new Refused(at + ": device " + r.getDevice() + " (" + device.get().device().id() + ") is unhealthy: " + reason);
+            }
+            if (!seen.add(r.getDevice())) {
+                return new Refused(what + " is malformed: device " + r.getDevice() + " is allocated twice");
+            }
+            mine.add(new Allocated(r.getRequest(), device.get()));
+        }
+        if (mine.isEmpty()) return new Refused(what + " allocates no device of driver " + driver);
+        Map<String, String> annotations = meta.getAnnotations();
+        Optional<String> pod = annotations == null ? Optional.empty() : Optional.ofNullable(annotations.get(POD_CLAIM_NAME));
+        if (pod.isPresent() && !pod.get().isEmpty() && !DNS_LABEL.matcher(pod.get()).matches()) {
+            return new Refused(what + " is malformed: annotation " + POD_CLAIM_NAME + " '" + pod.get() + "' is not a DNS label");
+        }
+        return new Accepted(new AllocatedClaim(uid, ns, name, pod, mine));
+    }
+
+    private static boolean validRequest(String request) {
+        int slash = request.indexOf('/');
+        if (slash < 0) return DNS_LABEL.matcher(request).matches();
+        return DNS_LABEL.matcher(request.substring(0, slash)).matches() && DNS_LABEL.matcher(request.substring(slash + 1)).matches();
+    }
+
+    private static boolean blank(String s) {
+        return s == null || s.isEmpty();
+    }
+}

@@ -1,0 +1,251 @@
+package io.vfiodp.dra.claims;
+
+import io.vfiodp.dra.AttributeValue;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The files a prepared claim puts on the host, and their CDI device IDs.
+ *
+ * <p>VFIO: one CDI spec per claim, {@code <cdiDir>/<driver>_vfio_<claimUID>.json} (kind
+ * {@code <driver>/vfio}), with a CDI device {@code <claimUID>-<device>} per prepared device listing
+ * exactly the device nodes it needs. The claim UID in the name keeps a runtime's cached spec from
+ * matching a later claim.
+ *
+ * <p>Device metadata (KEP-5304), as Kubernetes 1.36's kubeletplugin helper writes it
+ * ({@code kubeletplugin/metadata.go}): per request a file
+ * {@code <pluginDir>/dra-device-metadata/<ns>_<claim>/<request>/metadata.json} holding a
+ * {@code metadata.resource.k8s.io/v1alpha1} {@code DeviceMetadata}, and a CDI spec
+ * {@code <cdiDir>/<driver>_metadata_<claimUID>_<request>.json} (kind {@code <driver>/metadata},
+ * device {@code <claimUID>_<request>}, cdiVersion 0.5.0) that bind-mounts it read-only at
+ * {@code /var/run/kubernetes.io/dra-device-attributes/resourceclaims/<claim>/<request>/<driver>-metadata.json},
+ * or {@code .../resourceclaimtemplates/<podClaimName>/...} for a claim made from a template:
+ * where KubeVirt's virt-launcher looks.
+ */
+public final class ClaimFiles {
+
+    public static final String CONTAINER_DIR = "/var/run/kubernetes.io/dra-device-attributes";
+    static final String METADATA_DIR = "dra-device-metadata";
+    static final String CDI_VERSION = "0.5.0";
+    static final String METADATA_API_VERSION = "metadata.resource.k8s.io/v1alpha1";
+    private static final String PERMISSIONS = "rwm";
+
+    private final String driver;
+    private final Path pluginDir;
+    private final Path cdiDir;
+
+    public ClaimFiles(String driver, Path pluginDir, Path cdiDir) {
+        this.driver = driver;
+        this.pluginDir = pluginDir;
+        this.cdiDir = cdiDir;
+    }
+
+    public String vfioCdiId(String claimUid, String device) {
+        return driver + "/vfio=" + claimUid + "-" + device;
+    }
+
+    public String metadataCdiId(String claimUid, String baseRequest) {
+        return driver + "/metadata=" + claimUid + "_" + baseRequest;
+    }
+
+    public Path vfioSpec(String claimUid) {
+        return cdiDir.resolve(driver + "_vfio_" + claimUid + ".json");
+    }
+
+    public Path metadataSpec(String claimUid, String baseRequest) {
+        return cdiDir.resolve(driver + "_metadata_" + claimUid + "_" + baseRequest + ".json");
+    }
+
+    public Path metadataFile(String namespace, String claimName, String baseRequest) {
+        return claimMetadataDir(namespace, claimName).resolve(baseRequest).resolve("metadata.json");
+    }
+
+    private Path claimMetadataDir(String namespace, String claimName) {
+        return pluginDir.resolve(METADATA_DIR).resolve(namespace + "_" + claimName);
+    }
+
+    /** Where the metadata file of {@code baseRequest} appears in the container. */
+    public String containerPath(PreparedClaim claim, String baseRequest) {
+        String file = driver + "-metadata.json";
+        return claim.podClaimName().filter(n -> !n.isEmpty())
+                .map(pod -> CONTAINER_DIR + "/resourceclaimtemplates/" + pod + "/" + baseRequest + "/" + file)
+                .orElse(CONTAINER_DIR + "/resourceclaims/" + claim.name() + "/" + baseRequest + "/" + file);
+    }
+
+    /** A prepared device and the CDI devices the kubelet hands to the runtime for it. */
+    public record CdiDevices(PreparedDevice device, List<String> ids) {
+        public CdiDevices {
+            ids = List.copyOf(ids);
+        }
+    }
+
+    /**
+     * The CDI device IDs per prepared device: its VFIO device, and on the first device of each
+     * request that request's metadata mount (as the kubeletplugin helper attaches it).
+     */
+    public List<CdiDevices> cdiDevices(PreparedClaim claim) {
+        List<CdiDevices> out = new ArrayList<>();
+        Set<String> mounted = new HashSet<>();
+        for (PreparedDevice d : claim.devices()) {
+            List<String> ids = new ArrayList<>();
+            ids.add(vfioCdiId(claim.uid(), d.device()));
+            if (mounted.add(d.baseRequest())) ids.add(metadataCdiId(claim.uid(), d.baseRequest()));
+            out.add(new CdiDevices(d, ids));
+        }
+        return out;
+    }
+
+    /** Every file of the claim with its content, in writing order: metadata before the specs that mount it. */
+    public Map<Path, String> render(PreparedClaim claim) {
+        Map<Path, String> files = new LinkedHashMap<>();
+        Map<String, List<PreparedDevice>> byRequest = new LinkedHashMap<>();
+        for (PreparedDevice d : claim.devices()) byRequest.computeIfAbsent(d.request(), r -> new ArrayList<>()).add(d);
+        for (Map.Entry<String, List<PreparedDevice>> e : byRequest.entrySet()) {
+            String base = e.getValue().getFirst().baseRequest();
+            files.put(metadataFile(claim.namespace(), claim.name(), base), GoJson.indented(metadata(claim, e.getKey(), e.getValue())) + "\n");
+            files.put(metadataSpec(claim.uid(), base), GoJson.indented(metadataCdiSpec(claim, base)));
+        }
+        files.put(vfioSpec(claim.uid()), GoJson.indented(vfioCdiSpec(claim)) + "\n");
+        return files;
+    }
+
+    private Map<String, Object> metadata(PreparedClaim claim, String request, List<PreparedDevice> devices) {
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("name", claim.name());
+        meta.put("namespace", claim.namespace());
+        meta.put("uid", claim.uid());
+        meta.put("generation", 1L);
+        List<Object> list = new ArrayList<>();
+        for (PreparedDevice d : devices) {
+            Map<String, Object> device = new LinkedHashMap<>();
+            device.put("driver", driver);
+            device.put("pool", d.pool());
+            device.put("name", d.device());
+            Map<String, Object> attributes = new TreeMap<>();
+            d.attributes().forEach((k, v) -> attributes.put(k, Map.of(v.field(), switch (v) {
+                case AttributeValue.Text t -> t.value();
+                case AttributeValue.Int n -> n.value();
+                case AttributeValue.Bool b -> b.value();
+            })));
+            if (!attributes.isEmpty()) device.put("attributes", attributes);
+            list.add(device);
+        }
+        Map<String, Object> req = new LinkedHashMap<>();
+        req.put("name", request);
+        req.put("devices", list);
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("kind", "DeviceMetadata");
+        doc.put("apiVersion", METADATA_API_VERSION);
+        doc.put("metadata", meta);
+        claim.podClaimName().ifPresent(p -> doc.put("podClaimName", p));
+        doc.put("requests", List.of(req));
+        return doc;
+    }
+
+    private Map<String, Object> metadataCdiSpec(PreparedClaim claim, String baseRequest) {
+        Map<String, Object> mount = new LinkedHashMap<>();
+        mount.put("hostPath", metadataFile(claim.namespace(), claim.name(), baseRequest).toString());
+        mount.put("containerPath", containerPath(claim, baseRequest));
+        mount.put("options", List.of("ro", "bind"));
+        return spec("metadata", List.of(device(claim.uid() + "_" + baseRequest, Map.of("mounts", List.of(mount)))));
+    }
+
+    private Map<String, Object> vfioCdiSpec(PreparedClaim claim) {
+        List<Object> devices = new ArrayList<>();
+        for (PreparedDevice d : claim.devices()) {
+            List<Object> nodes = new ArrayList<>();
+            for (String path : d.vfioPaths()) {
+                Map<String, Object> node = new LinkedHashMap<>();
+                node.put("path", path);
+                node.put("permissions", PERMISSIONS);
+                nodes.add(node);
+            }
+            devices.add(device(claim.uid() + "-" + d.device(), Map.of("deviceNodes", nodes)));
+        }
+        return spec("vfio", devices);
+    }
+
+    private Map<String, Object> spec(String kindClass, List<Object> devices) {
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("cdiVersion", CDI_VERSION);
+        spec.put("kind", driver + "/" + kindClass);
+        spec.put("devices", devices);
+        return spec;
+    }
+
+    private static Map<String, Object> device(String name, Map<String, Object> edits) {
+        Map<String, Object> device = new LinkedHashMap<>();
+        device.put("name", name);
+        device.put("containerEdits", edits);
+        return device;
+    }
+
+    /** Writes every file of the claim; each appears whole (a runtime may read the CDI directory at any time). */
+    public void write(PreparedClaim claim) throws IOException {
+        for (Map.Entry<Path, String> f : render(claim).entrySet()) writeAtomically(f.getKey(), f.getValue());
+    }
+
+    /**
+     * Removes whatever files a claim with this UID, namespace and name may have: also those of a
+     * prepare that never reached the checkpoint. Missing files are no error.
+     */
+    public void remove(String claimUid, String namespace, String claimName) throws IOException {
+        Files.deleteIfExists(vfioSpec(claimUid));
+        if (Files.isDirectory(cdiDir)) {
+            try (DirectoryStream<Path> specs = Files.newDirectoryStream(cdiDir, driver + "_metadata_" + claimUid + "_*.json")) {
+                for (Path p : specs) Files.deleteIfExists(p);
+            }
+        }
+        deleteTree(claimMetadataDir(namespace, claimName));
+    }
+
+    private static void writeAtomically(Path file, String content) throws IOException {
+        Path dir = file.getParent();
+        if (!Files.isDirectory(dir)) {
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        }
+        // A dot name without .json: CDI caches and the kubelet's watchers skip it until it is whole.
+        Path tmp = dir.resolve("." + file.getFileName() + ".tmp");
+        Files.writeString(tmp, content, StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-r--r--"));
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) return;
+        try {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    Files.deleteIfExists(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                    if (e != null) throw e;
+                    Files.deleteIfExists(d);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (NoSuchFileException gone) {
+            // removed meanwhile: the same outcome
+        }
+    }
+}

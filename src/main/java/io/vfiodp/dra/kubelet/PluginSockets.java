@@ -1,0 +1,186 @@
+package io.vfiodp.dra.kubelet;
+
+import io.grpc.BindableService;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
+import io.vfiodp.plugin.FileIdentity;
+import io.vfiodp.plugin.UnpooledBuffers;
+import io.vfiodp.triggers.Backoff;
+import java.io.IOException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver's two gRPC servers and their sockets: the DRA service ({@code <pluginDir>/dra.sock})
+ * and the registration service ({@code <registryDir>/<driver>-reg.sock}). {@link #ensure} starts
+ * whichever is not running or whose socket file is no longer the one it created: the kubelet's
+ * plugin watcher registers a plugin when its socket appears, so a socket deleted under us (the
+ * directory wiped and re-created, a kubelet reinstall) is re-created, and the kubelet registers us
+ * again. The DRA server comes first (the kubelet dials it as soon as it registers us), and when it
+ * is restarted the registration socket is too, so that the kubelet connects afresh. Failures are
+ * retried with backoff. Confined to the driver's thread.
+ */
+public final class PluginSockets implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.dra");
+
+    private final EventLoopGroup group;
+    private final Executor handlers;
+    private final Backoff backoff;
+    private final Served dra;
+    private final Served registration;
+
+    /**
+     * @param beforeDraStop ends the DRA server's open streams (health), which would otherwise hold its
+     *                      shutdown up
+     */
+    public PluginSockets(Path draSocket, List<BindableService> draServices, Runnable beforeDraStop, Path registrationSocket,
+                         BindableService registrationService, EventLoopGroup group, Executor handlers, Backoff backoff) {
+        this.group = group;
+        this.handlers = handlers;
+        this.backoff = backoff;
+        this.dra = new Served("DRA service", draSocket, draServices, true, beforeDraStop);
+        this.registration = new Served("registration", registrationSocket, List.of(registrationService), false, () -> {});
+    }
+
+    /** Starts what should run and does not, as far as backoff allows; true when a server was (re)started. */
+    public boolean ensure(long now) {
+        boolean changed = false;
+        if (dra.server != null && !dra.intact()) {
+            log.info("DRA: socket {} was removed; serving on it again", dra.socket);
+            dra.stop();
+            registration.stop();
+        }
+        if (registration.server != null && !registration.intact()) {
+            log.info("DRA: registration socket {} was removed; creating it again for the kubelet's plugin watcher", registration.socket);
+            registration.stop();
+        }
+        if (dra.server == null && now - dra.nextStart >= 0) {
+            changed |= start(dra, now);
+            if (dra.server != null) registration.stop();
+        }
+        if (dra.server != null && registration.server == null && now - registration.nextStart >= 0) changed |= start(registration, now);
+        return changed;
+    }
+
+    /** When {@link #ensure} should run again to retry a failed start; empty when all serve. */
+    public Optional<Long> nextAttempt() {
+        if (dra.server == null) return Optional.of(dra.nextStart);
+        if (registration.server == null) return Optional.of(registration.nextStart);
+        return Optional.empty();
+    }
+
+    public boolean serving() {
+        return dra.server != null && registration.server != null;
+    }
+
+    private boolean start(Served s, long now) {
+        try {
+            Path dir = s.socket.getParent();
+            if (s.createDir) {
+                Files.createDirectories(dir);
+            } else if (!Files.isDirectory(dir)) {
+                throw new IOException(dir + " does not exist (is the kubelet running? mount the kubelet's plugins_registry directory)");
+            }
+            Files.deleteIfExists(s.socket);
+            NettyServerBuilder b = NettyServerBuilder.forAddress(new DomainSocketAddress(s.socket.toString()))
+                    .channelType(EpollServerDomainSocketChannel.class)
+                    .withChildOption(ChannelOption.SO_KEEPALIVE, null)
+                    .withOption(ChannelOption.ALLOCATOR, UnpooledBuffers.ALLOCATOR)
+                    .withChildOption(ChannelOption.ALLOCATOR, UnpooledBuffers.ALLOCATOR)
+                    .bossEventLoopGroup(group)
+                    .workerEventLoopGroup(group)
+                    .executor(handlers);
+            s.services.forEach(b::addService);
+            s.server = b.build().start();
+            s.identity = FileIdentity.of(s.socket);
+            if (s.problem != null) log.info("DRA: {} serves on {} again after {} failed attempt(s)", s.what, s.socket, s.failures);
+            else log.info("DRA: {} serves on {}", s.what, s.socket);
+            s.problem = null;
+            s.failures = 0;
+            return true;
+        } catch (IOException | RuntimeException e) {
+            s.server = null;
+            s.failures++;
+            Duration delay = backoff.delayAfter(s.failures);
+            s.nextStart = now + delay.toNanos();
+            String problem = e instanceof FileSystemException f && f.getReason() != null ? f.getFile() + ": " + f.getReason() : e.getMessage();
+            if (!Objects.equals(problem, s.problem)) {
+                log.warn("DRA: cannot serve the {} on {}: {}; retrying (backoff up to {} ms)", s.what, s.socket, problem, backoff.max().toMillis());
+                s.problem = problem;
+            }
+            return false;
+        }
+    }
+
+    /** Stops both servers and removes the sockets they created. */
+    @Override
+    public void close() {
+        registration.stop();
+        dra.stop();
+    }
+
+    private static final class Served {
+        final String what;
+        final Path socket;
+        final List<BindableService> services;
+        final boolean createDir;
+        final Runnable beforeStop;
+        Server server;
+        Optional<FileIdentity> identity = Optional.empty();
+        int failures;
+        String problem;
+        long nextStart = System.nanoTime();
+
+        Served(String what, Path socket, List<BindableService> services, boolean createDir, Runnable beforeStop) {
+            this.beforeStop = beforeStop;
+            this.what = what;
+            this.socket = socket;
+            this.services = List.copyOf(services);
+            this.createDir = createDir;
+        }
+
+        boolean intact() {
+            return identity.isPresent() && FileIdentity.of(socket).equals(identity);
+        }
+
+        void stop() {
+            if (server == null) return;
+            beforeStop.run();
+            server.shutdown();
+            try {
+                if (!server.awaitTermination(1, TimeUnit.SECONDS)) {
+                    server.shutdownNow();
+                    server.awaitTermination(1, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                server.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
+            // netty unlinks the path on close; a successor bound to the same path must not lose its file
+            if (intact()) {
+                try {
+                    Files.deleteIfExists(socket);
+                } catch (IOException ignored) {
+                    // best effort
+                }
+            }
+            server = null;
+            identity = Optional.empty();
+            nextStart = System.nanoTime();
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.vfiodp.deploy;
+
+import static io.vfiodp.deploy.BaseManifestsTest.mounts;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.vfiodp.dra.DraSettings;
+import io.vfiodp.policy.DraKind;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * deploy/dra is the base plus the DRA driver's DeviceClasses, RBAC and directories, each directory
+ * at its host path and where the driver looks by default.
+ */
+class DraManifestsTest {
+
+    static Stream<Manifests> dra() {
+        return Manifests.of("dra").stream();
+    }
+
+    private static Manifests baseBySameKubectl(Manifests m) {
+        return Manifests.of("base").stream().filter(b -> b.kubectl().equals(m.kubectl())).findFirst().orElseThrow();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dra")
+    void addsTheDeviceClassesAndTheDraRbacToTheBase(Manifests m) {
+        List<String> expected = new ArrayList<>(baseBySameKubectl(m).kindsAndNames());
+        expected.addAll(List.of("DeviceClass -/passthrough.vfio-device-plugin.io", "DeviceClass -/mdev.vfio-device-plugin.io",
+                "DeviceClass -/sriov-vgpu.vfio-device-plugin.io", "ClusterRole -/vfio-device-plugin-dra",
+                "ClusterRoleBinding -/vfio-device-plugin-dra"));
+        assertThat(m.kindsAndNames()).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dra")
+    void eachKindTheDriverPublishesHasAClassSelectingExactlyIt(Manifests m) {
+        String driver = DraSettings.DEFAULT_DRIVER;
+        for (DraKind kind : DraKind.values()) {
+            DeviceClass c = m.one(DeviceClass.class, kind.label() + "." + driver);
+            assertThat(c.getSpec().getSelectors()).singleElement().satisfies(s -> assertThat(s.getCel().getExpression())
+                    .isEqualTo("device.driver == '" + driver + "' && device.attributes['" + driver + "'].kind == '" + kind.label() + "'"));
+        }
+        assertThat(Arrays.stream(DraKind.values()).map(DraKind::label)).containsExactly("passthrough", "mdev", "sriov-vgpu");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dra")
+    void mountsTheKubeletsDraDirectoriesAtTheirHostPathsWhereTheDriverLooks(Manifests m) {
+        DraSettings defaults = DraSettings.defaults(DraSettings.DEFAULT_DRIVER, "node");
+        List<String> expected = new ArrayList<>(mounts(baseBySameKubectl(m)));
+        expected.addAll(List.of(
+                defaults.registryDir() + " <- hostPath " + defaults.registryDir() + " Directory (read-write)",
+                defaults.pluginDir() + " <- hostPath " + defaults.pluginDir() + " DirectoryOrCreate (read-write)",
+                defaults.cdiDir() + " <- hostPath " + defaults.cdiDir() + " DirectoryOrCreate (read-write)"));
+        assertThat(mounts(m)).containsExactlyInAnyOrderElementsOf(expected);
+    }
+}

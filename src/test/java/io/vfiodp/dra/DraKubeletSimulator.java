@@ -1,0 +1,222 @@
+package io.vfiodp.dra;
+
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.grpc.stub.StreamObserver;
+import io.vfiodp.proto.dra.v1.Claim;
+import io.vfiodp.proto.dra.v1.DRAPluginGrpc;
+import io.vfiodp.proto.dra.v1.Device;
+import io.vfiodp.proto.dra.v1.NodePrepareResourceResponse;
+import io.vfiodp.proto.dra.v1.NodePrepareResourcesRequest;
+import io.vfiodp.proto.dra.v1.NodePrepareResourcesResponse;
+import io.vfiodp.proto.dra.v1.NodeUnprepareResourceResponse;
+import io.vfiodp.proto.dra.v1.NodeUnprepareResourcesRequest;
+import io.vfiodp.proto.dra.v1.NodeUnprepareResourcesResponse;
+import io.vfiodp.proto.drahealth.v1alpha1.DRAResourceHealthGrpc;
+import io.vfiodp.proto.drahealth.v1alpha1.NodeWatchResourcesRequest;
+import io.vfiodp.proto.drahealth.v1alpha1.NodeWatchResourcesResponse;
+import io.vfiodp.proto.pluginregistration.v1.InfoRequest;
+import io.vfiodp.proto.pluginregistration.v1.PluginInfo;
+import io.vfiodp.proto.pluginregistration.v1.RegistrationGrpc;
+import io.vfiodp.proto.pluginregistration.v1.RegistrationStatus;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A kubelet, as far as a DRA driver can tell. Its plugin watcher: finds the registration sockets in
+ * {@code plugins_registry} (unix sockets whose names do not start with a dot), calls {@code GetInfo},
+ * checks the answer as {@code DRAPluginManager.ValidatePlugin} does (type {@code DRAPlugin}, a
+ * node service it knows, the first it knows being chosen), and answers with
+ * {@code NotifyRegistrationStatus}. Its DRA manager: prepares and unprepares claims through the chosen
+ * service (v1 or v1beta1), and keeps the {@code NodeWatchResources} stream open when the plugin lists
+ * the health service, recording every list. {@link #restart()} behaves like a kubelet restart: every
+ * connection goes, then the directory is walked again (the kubelet leaves plugin sockets in place).
+ */
+public final class DraKubeletSimulator implements AutoCloseable {
+
+    static final List<String> KUBELET_136 = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");
+    static final List<String> KUBELET_133 = List.of("v1beta1.DRAPlugin");
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFSOCK = 0140000;
+
+    private final Path registryDir;
+    private final List<String> services;
+    private final EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory("dra-kubelet-sim-epoll", true));
+    private final ExecutorService callbacks = Executors.newSingleThreadExecutor(new DefaultThreadFactory("dra-kubelet-sim", true));
+    private final List<NodeWatchResourcesResponse> healthUpdates = new ArrayList<>();
+    private final List<ManagedChannel> channels = new ArrayList<>();
+    private Registered plugin;
+
+    /** A plugin the kubelet took: its answer to GetInfo and the node service it chose. */
+    record Registered(Path socket, PluginInfo info, String service, ManagedChannel channel) {}
+
+    DraKubeletSimulator(Path registryDir, List<String> services) {
+        this.registryDir = registryDir;
+        this.services = List.copyOf(services);
+    }
+
+    /** The registration sockets the plugin watcher would see now. */
+    List<Path> registrationSockets() throws IOException {
+        List<Path> out = new ArrayList<>();
+        if (!Files.isDirectory(registryDir)) return out;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(registryDir)) {
+            for (Path p : ds) if (!p.getFileName().toString().startsWith(".") && isSocket(p)) out.add(p);
+        }
+        return out;
+    }
+
+    /**
+     * Registers the plugin whose registration socket is {@code socket}, as the plugin watcher does.
+     *
+     * @throws IllegalStateException with the kubelet's reason when it refuses the plugin (after telling it)
+     */
+    synchronized Registered register(Path socket) {
+        ManagedChannel reg = channel(socket);
+        try {
+            var stub = RegistrationGrpc.newBlockingStub(reg).withDeadlineAfter(5, TimeUnit.SECONDS);
+            PluginInfo info = stub.getInfo(InfoRequest.getDefaultInstance());
+            Optional<String> refusal = validate(info);
+            stub.notifyRegistrationStatus(RegistrationStatus.newBuilder().setPluginRegistered(refusal.isEmpty()).setError(refusal.orElse("")).build());
+            if (refusal.isPresent()) throw new IllegalStateException(refusal.get());
+            String chosen = info.getSupportedVersionsList().stream().filter(services::contains).findFirst().orElseThrow();
+            Registered r = new Registered(socket, info, chosen, channel(Path.of(info.getEndpoint())));
+            plugin = r;
+            if (info.getSupportedVersionsList().contains("v1alpha1.DRAResourceHealth")) watchHealth(r.channel());
+            return r;
+        } catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() == io.grpc.Status.Code.UNKNOWN && e.getStatus().getDescription() != null
+                    && e.getStatus().getDescription().startsWith("failed registration")) {
+                throw new IllegalStateException(e.getStatus().getDescription(), e);
+            }
+            throw e;
+        } finally {
+            reg.shutdownNow();
+        }
+    }
+
+    private Optional<String> validate(PluginInfo info) {
+        if (!info.getType().equals("DRAPlugin")) return Optional.of("plugin type " + info.getType() + " is not DRAPlugin");
+        if (info.getSupportedVersionsList().isEmpty()) return Optional.of("empty list of supported gRPC services (aka supported versions)");
+        if (info.getSupportedVersionsList().stream().noneMatch(services::contains)) {
+            return Optional.of("none of services supported by the plugin (" + info.getSupportedVersionsList() + ") are supported by the kubelet (" + services + ")");
+        }
+        if (!Path.of(info.getEndpoint()).isAbsolute()) return Optional.of("endpoint " + info.getEndpoint() + " is not an absolute path");
+        return Optional.empty();
+    }
+
+    private void watchHealth(ManagedChannel channel) {
+        DRAResourceHealthGrpc.newStub(channel).nodeWatchResources(NodeWatchResourcesRequest.getDefaultInstance(), new StreamObserver<>() {
+            @Override public void onNext(NodeWatchResourcesResponse value) {
+                synchronized (DraKubeletSimulator.this) {
+                    healthUpdates.add(value);
+                }
+            }
+
+            @Override public void onError(Throwable t) {}
+
+            @Override public void onCompleted() {}
+        });
+    }
+
+    synchronized List<NodeWatchResourcesResponse> healthUpdates() {
+        return List.copyOf(healthUpdates);
+    }
+
+    synchronized Registered plugin() {
+        if (plugin == null) throw new IllegalStateException("no plugin registered");
+        return plugin;
+    }
+
+    public NodePrepareResourcesResponse prepare(Claim... claims) {
+        Registered p = plugin();
+        NodePrepareResourcesRequest request = NodePrepareResourcesRequest.newBuilder().addAllClaims(List.of(claims)).build();
+        if (p.service().equals("v1.DRAPlugin")) {
+            return DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS).nodePrepareResources(request);
+        }
+        var b = io.vfiodp.proto.dra.v1beta1.NodePrepareResourcesRequest.newBuilder();
+        for (Claim c : claims) b.addClaims(io.vfiodp.proto.dra.v1beta1.Claim.newBuilder().setNamespace(c.getNamespace()).setUid(c.getUid()).setName(c.getName()));
+        var answer = io.vfiodp.proto.dra.v1beta1.DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS)
+                .nodePrepareResources(b.build());
+        NodePrepareResourcesResponse.Builder out = NodePrepareResourcesResponse.newBuilder();
+        answer.getClaimsMap().forEach((uid, c) -> {
+            NodePrepareResourceResponse.Builder r = NodePrepareResourceResponse.newBuilder().setError(c.getError());
+            for (var d : c.getDevicesList()) {
+                r.addDevices(Device.newBuilder().addAllRequestNames(d.getRequestNamesList()).setPoolName(d.getPoolName())
+                        .setDeviceName(d.getDeviceName()).addAllCdiDeviceIds(d.getCdiDeviceIdsList()));
+            }
+            out.putClaims(uid, r.build());
+        });
+        return out.build();
+    }
+
+    NodeUnprepareResourcesResponse unprepare(Claim... claims) {
+        Registered p = plugin();
+        NodeUnprepareResourcesRequest request = NodeUnprepareResourcesRequest.newBuilder().addAllClaims(List.of(claims)).build();
+        if (p.service().equals("v1.DRAPlugin")) {
+            return DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS).nodeUnprepareResources(request);
+        }
+        var b = io.vfiodp.proto.dra.v1beta1.NodeUnprepareResourcesRequest.newBuilder();
+        for (Claim c : claims) b.addClaims(io.vfiodp.proto.dra.v1beta1.Claim.newBuilder().setNamespace(c.getNamespace()).setUid(c.getUid()).setName(c.getName()));
+        var answer = io.vfiodp.proto.dra.v1beta1.DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS)
+                .nodeUnprepareResources(b.build());
+        NodeUnprepareResourcesResponse.Builder out = NodeUnprepareResourcesResponse.newBuilder();
+        answer.getClaimsMap().forEach((uid, c) -> out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(c.getError()).build()));
+        return out.build();
+    }
+
+    /** Drops every connection, as a stopping kubelet does; {@link #register} then is the restarted kubelet's walk of the directory. */
+    synchronized void restart() {
+        for (ManagedChannel c : channels) c.shutdownNow();
+        channels.clear();
+        plugin = null;
+        healthUpdates.clear();
+    }
+
+    public static Claim claim(String namespace, String name, String uid) {
+        return Claim.newBuilder().setNamespace(namespace).setName(name).setUid(uid).build();
+    }
+
+    private synchronized ManagedChannel channel(Path socket) {
+        ManagedChannel c = NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                .channelType(EpollDomainSocketChannel.class)
+                .withOption(ChannelOption.SO_KEEPALIVE, null)
+                .eventLoopGroup(group)
+                .executor(callbacks)
+                .usePlaintext()
+                .overrideAuthority("localhost")
+                .build();
+        channels.add(c);
+        return c;
+    }
+
+    static boolean isSocket(Path p) {
+        try {
+            int mode = (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+            return (mode & S_IFMT) == S_IFSOCK;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        restart();
+        callbacks.shutdownNow();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

@@ -1,0 +1,55 @@
+package io.vfiodp.dra;
+
+import io.vfiodp.host.HostSnapshot;
+import io.vfiodp.host.PciIds;
+import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.fixtures.SysfsFixtures;
+import io.vfiodp.node.TargetState;
+import io.vfiodp.policy.DraOffer;
+import io.vfiodp.policy.DraRouting;
+import io.vfiodp.policy.PolicyEngine;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/** The fixture nodes as the DRA driver is fed them, and driver settings in a test's directory. */
+public final class DraNodes {
+
+    static final String DRIVER = "vfio-device-plugin.io";
+    static final String NODE = "node-a";
+
+    private DraNodes() {}
+
+    static HostSnapshot scan(String node) {
+        return new SysfsScanner(SysfsFixtures.sys(node), SysfsFixtures.dev(node)).scan();
+    }
+
+    /** What scan and policy give for the fixture node, every resource routed as {@code routing} says. */
+    public static TargetState state(String node, DraRouting routing) {
+        HostSnapshot s = scan(node);
+        PciIds ids = pciIds();
+        DraRouting.Split split = routing.split(PolicyEngine.evaluate(s, Optional.empty(), ids).desiredState());
+        return new TargetState(split.devicePlugins(), s.devNodes(), DraOffer.describe(split.dra(), s, ids, DraOffer.EMPTY));
+    }
+
+    public static TargetState allDra(String node) {
+        return state(node, DraRouting.ALL);
+    }
+
+    static PciIds pciIds() {
+        try {
+            return PciIds.bundled();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Settings with every directory under {@code root} and short periods. */
+    static DraSettings settings(Path root) {
+        return DraSettings.defaults(DRIVER, NODE)
+                .withDirs(root.resolve("plugins_registry"), root.resolve("plugins").resolve(DRIVER), root.resolve("cdi"))
+                .withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMinutes(5));
+    }
+}

@@ -1,0 +1,63 @@
+package io.vfiodp.dra.slices;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vfiodp.dra.DraDevice;
+import io.vfiodp.dra.DriverView;
+import io.vfiodp.host.DevNodes;
+import io.vfiodp.host.PciAddress;
+import io.vfiodp.policy.DeviceKind;
+import io.vfiodp.policy.DeviceProfile;
+import io.vfiodp.policy.DraKind;
+import io.vfiodp.policy.ExposedDevice;
+import io.vfiodp.policy.Health;
+import io.vfiodp.policy.ResourceName;
+import java.util.List;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class SliceLayoutTest {
+
+    static DriverView devices(int count, int unhealthyEvery) {
+        SortedMap<String, DraDevice> devices = new TreeMap<>();
+        for (int i = 0; i < count; i++) {
+            PciAddress a = new PciAddress(0, i / 32 + 1, i % 32, 0);
+            Health h = unhealthyEvery > 0 && i % unhealthyEvery == 0 ? Health.unhealthy("test") : Health.HEALTHY;
+            ExposedDevice d = new ExposedDevice(a.toString(), DeviceKind.PCI, a, i, -1, List.of(), Optional.empty(), List.of(), h);
+            String name = String.format("dev-%04d", i);
+            devices.put(name, new DraDevice(name, d, ResourceName.of("x.io/y"), new DeviceProfile(DraKind.PASSTHROUGH, 1, 2, Optional.empty(),
+                    Optional.empty(), Optional.empty(), Optional.empty()), new TreeMap<>()));
+        }
+        return new DriverView(devices, DevNodes.NONE);
+    }
+
+    @Test
+    void atMost128DevicesGoInOneSlice() {
+        List<List<SliceLayout.Entry>> slices = SliceLayout.of(devices(300, 0));
+        assertThat(slices).extracting(List::size).containsExactly(128, 128, 44);
+        assertThat(slices.get(1).getFirst().name()).isEqualTo("dev-0128");
+    }
+
+    @Test
+    void unhealthyDevicesAreLeftOut() {
+        List<List<SliceLayout.Entry>> slices = SliceLayout.of(devices(10, 3));
+        assertThat(slices).singleElement().extracting(s -> s.stream().map(SliceLayout.Entry::name).toList())
+                .isEqualTo(List.of("dev-0001", "dev-0002", "dev-0004", "dev-0005", "dev-0007", "dev-0008"));
+    }
+
+    @Test
+    void noHealthyDeviceIsNoSlice() {
+        assertThat(SliceLayout.of(devices(3, 1))).isEmpty();
+    }
+
+    @Test
+    void slicesAreNamedAfterNodeDriverAndIndexWithinTheApisLimit() {
+        assertThat(SliceLayout.sliceName("node-a", "vfio-device-plugin.io", 2)).isEqualTo("node-a-vfio-device-plugin.io-2");
+        String longNode = "n".repeat(63) + "." + "m".repeat(63) + "." + "o".repeat(63) + "." + "p".repeat(50);
+        String name = SliceLayout.sliceName(longNode, "vfio-device-plugin.io", 0);
+        assertThat(name).matches("vfio-[0-9a-f]{16}-0");
+        assertThat(SliceLayout.sliceName(longNode, "vfio-device-plugin.io", 0)).isEqualTo(name);
+    }
+}
