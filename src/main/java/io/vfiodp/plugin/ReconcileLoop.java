@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * only enqueue work and may be called from any thread.
  *
  * <p>What to do is decided by {@link ReconcileStep}; this class owns what the step cannot: the
- * thread, the servers, the registrar and the clock. Every trigger looks at the files first
+ * thread, the servers, the registrar and the clock. Every trigger comes with a look at the files
  * ({@code kubelet.sock}'s identity, our sockets), so that a trigger needs no payload: a file
  * watch, a timer or a kubelet restart just calls {@link #requestCheck()}
  * ({@link #kubeletSocketCreated()} when it saw {@code kubelet.sock} being created). New desired
@@ -141,20 +141,20 @@ public final class ReconcileLoop implements AutoCloseable {
         }
     }
 
-    /** Looks at the files, then feeds {@code event} (if any): the step always decides on fresh observations. */
+    /** Feeds {@code event} (if any) together with a look at the files: the step always decides on fresh observations. */
     private void checkThen(ReconcileEvent event) {
         if (event == null) checkQueued.set(false);
         Set<ResourceName> gone = new HashSet<>();
         for (ResourceState r : state.resources().values()) {
             if (r.server() instanceof ServerState.Up up && !servers.get(up.generation()).socketIntact()) gone.add(r.name());
         }
-        feed(new Checked(FileIdentity.of(kubeletSocket), gone));
-        if (event != null) feed(event);
+        Checked look = new Checked(FileIdentity.of(kubeletSocket), gone);
+        feed(event == null ? List.of(look) : List.of(event, look));
     }
 
     /** Runs the step on {@code first}, carries out its actions, and feeds back their outcomes until none is left. */
-    private void feed(ReconcileEvent first) {
-        Queue<ReconcileEvent> events = new ArrayDeque<>(List.of(first));
+    private void feed(List<ReconcileEvent> first) {
+        Queue<List<ReconcileEvent>> events = new ArrayDeque<>(List.of(first));
         while (!events.isEmpty()) {
             ReconcileStep.Result result = step.next(state, events.remove(), ticker.nanos());
             state = result.state();
@@ -164,9 +164,9 @@ public final class ReconcileLoop implements AutoCloseable {
         }
     }
 
-    private void execute(ReconcileAction action, Queue<ReconcileEvent> outcomes) {
+    private void execute(ReconcileAction action, Queue<List<ReconcileEvent>> outcomes) {
         switch (action) {
-            case StartServer s -> outcomes.add(start(s));
+            case StartServer s -> outcomes.add(List.of(start(s)));
             case StopServer s -> {
                 ResourceServer server = servers.remove(s.generation());
                 if (server != null) server.stop(s.finalEmpty());
@@ -213,7 +213,7 @@ public final class ReconcileLoop implements AutoCloseable {
     public void close() {
         if (!closing.compareAndSet(false, true)) return;
         try {
-            thread.submit(() -> feed(new ReconcileEvent.Close())).get(5, TimeUnit.SECONDS);
+            thread.submit(() -> feed(List.of(new ReconcileEvent.Close()))).get(5, TimeUnit.SECONDS);
         } catch (RejectedExecutionException | ExecutionException | TimeoutException e) {
             log.warn("shutdown of the device plugin servers did not finish cleanly: {}", e.toString());
         } catch (InterruptedException e) {

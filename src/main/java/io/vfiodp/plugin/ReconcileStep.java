@@ -62,19 +62,30 @@ final class ReconcileStep {
     }
 
     Result next(ReconcileState state, ReconcileEvent event, long now) {
+        return next(state, List.of(event), now);
+    }
+
+    /**
+     * Takes in {@code events} that happened together, in order, then converges once: a trigger
+     * and the look at the files that goes with it are one step, so that what is decided (and
+     * logged) sees both, as when a new target and a new kubelet arrive at once.
+     */
+    Result next(ReconcileState state, List<ReconcileEvent> events, long now) {
         if (state.closed()) return new Result(state, List.of());
         Pass p = new Pass(state, now);
-        switch (event) {
-            case TargetChanged t -> p.target(t.target());
-            case Checked c -> p.checked(c);
-            case KubeletSocketCreated k -> p.kubeletSocketCreated();
-            case ServerStarted s -> p.started(s);
-            case ServerFailed f -> p.startFailed(f);
-            case RegistrationAccepted a -> p.accepted(a);
-            case RegistrationFailed f -> p.registrationFailed(f);
-            case Close c -> {
-                p.close();
-                return p.result();
+        for (ReconcileEvent event : events) {
+            switch (event) {
+                case TargetChanged t -> p.target(t.target());
+                case Checked c -> p.checked(c);
+                case KubeletSocketCreated k -> p.kubeletSocketCreated();
+                case ServerStarted s -> p.started(s);
+                case ServerFailed f -> p.startFailed(f);
+                case RegistrationAccepted a -> p.accepted(a);
+                case RegistrationFailed f -> p.registrationFailed(f);
+                case Close c -> {
+                    p.close();
+                    return p.result();
+                }
             }
         }
         p.converge();

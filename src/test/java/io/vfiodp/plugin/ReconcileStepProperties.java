@@ -62,10 +62,11 @@ class ReconcileStepProperties {
                                                                                @ForAll Random random) {
         World world = new World(random);
         for (Move m : history) world.play(m);
-        world.feed(new ReconcileEvent.Close());
+        world.feed(List.of(new ReconcileEvent.Close()));
 
         assertThat(world.running).as("servers left running after close").isEmpty();
-        assertThat(world.step(new ReconcileEvent.Checked(Optional.of(StepScript.K1), Set.of()))).as("actions after close").isEmpty();
+        assertThat(world.step(List.of(new ReconcileEvent.Checked(Optional.of(StepScript.K1), Set.of())), new ArrayDeque<>()))
+                .as("actions after close").isEmpty();
     }
 
     /** The loop around the step, with a kubelet that answers when the history says so. */
@@ -95,13 +96,12 @@ class ReconcileStepProperties {
                     checkThen(new ReconcileEvent.TargetChanged(chosen.isEmpty() ? TargetState.EMPTY : state(chosen.toArray(DesiredResource[]::new))));
                 }
                 case CHECK -> checkThen(null);
-                case SOCKETS_GONE -> feed(new ReconcileEvent.Checked(kubelet, upResources(m.pick())));
+                case SOCKETS_GONE -> feed(List.of(new ReconcileEvent.Checked(kubelet, upResources(m.pick()))));
                 case KUBELET_RESTART -> {
                     // A starting kubelet deletes the sockets in the directory, ours too (most of the time before we look).
                     Set<ResourceName> gone = m.ok() ? upResources(-1) : Set.of();
                     kubelet = Optional.of(new FileIdentity("0:" + (100 + ++kubelets), FileTime.fromMillis(kubelets)));
-                    feed(new ReconcileEvent.Checked(kubelet, gone));
-                    feed(new ReconcileEvent.KubeletSocketCreated());
+                    feed(List.of(new ReconcileEvent.KubeletSocketCreated(), new ReconcileEvent.Checked(kubelet, gone)));
                 }
                 case KUBELET_GONE -> {
                     kubelet = Optional.empty();
@@ -131,13 +131,13 @@ class ReconcileStepProperties {
         }
 
         private void checkThen(ReconcileEvent event) {
-            feed(new ReconcileEvent.Checked(kubelet, Set.of()));
-            if (event != null) feed(event);
+            ReconcileEvent look = new ReconcileEvent.Checked(kubelet, Set.of());
+            feed(event == null ? List.of(look) : List.of(event, look));
         }
 
         /** Runs a step and every outcome it leads to, then checks what must hold between two events. */
-        void feed(ReconcileEvent first) {
-            Queue<ReconcileEvent> events = new ArrayDeque<>(List.of(first));
+        void feed(List<ReconcileEvent> first) {
+            Queue<List<ReconcileEvent>> events = new ArrayDeque<>(List.of(first));
             while (!events.isEmpty()) lastActions = step(events.remove(), events);
             if (state.closed()) return;
             long nextDue = Long.MAX_VALUE;
@@ -165,22 +165,18 @@ class ReconcileStepProperties {
                     .filter(r -> r.server() instanceof ServerState.Up).count());
         }
 
-        List<ReconcileAction> step(ReconcileEvent event) {
-            return step(event, new ArrayDeque<>());
-        }
-
-        private List<ReconcileAction> step(ReconcileEvent event, Queue<ReconcileEvent> outcomes) {
-            ReconcileStep.Result r = step.next(state, event, now);
+        List<ReconcileAction> step(List<ReconcileEvent> events, Queue<List<ReconcileEvent>> outcomes) {
+            ReconcileStep.Result r = step.next(state, events, now);
             state = r.state();
             for (ReconcileAction a : r.actions()) {
                 switch (a) {
                     case StartServer s -> {
                         assertThat(generations.add(s.generation())).as("generation %d used twice", s.generation()).isTrue();
                         if (random.nextInt(5) == 0) {
-                            outcomes.add(new ReconcileEvent.ServerFailed(s.name(), s.generation(), "bind failed " + random.nextInt(2)));
+                            outcomes.add(List.of(new ReconcileEvent.ServerFailed(s.name(), s.generation(), "bind failed " + random.nextInt(2))));
                         } else {
                             running.add(s.generation());
-                            outcomes.add(new ReconcileEvent.ServerStarted(s.name(), s.generation()));
+                            outcomes.add(List.of(new ReconcileEvent.ServerStarted(s.name(), s.generation())));
                         }
                     }
                     case StopServer s -> assertThat(running.remove(s.generation())).as("stop of a server not running").isTrue();

@@ -34,11 +34,11 @@ final class StepScript {
     static final FileIdentity K2 = new FileIdentity("0:12", FileTime.fromMillis(2));
     private static final long ORIGIN = Long.MAX_VALUE - Duration.ofMillis(250).toNanos();
 
-    /** One event at {@code ms} after the start. */
-    record At(long ms, ReconcileEvent event) {
+    /** Events that happen together {@code ms} after the start. */
+    record At(long ms, List<ReconcileEvent> events) {
         @Override
         public String toString() {
-            return ms + " ms " + event;
+            return ms + " ms " + events;
         }
     }
 
@@ -47,7 +47,7 @@ final class StepScript {
 
     /** Feeds {@code at} and returns its actions, rendered. */
     List<String> feed(At at) {
-        ReconcileStep.Result r = step.next(state, at.event(), ORIGIN + Duration.ofMillis(at.ms()).toNanos());
+        ReconcileStep.Result r = step.next(state, at.events(), ORIGIN + Duration.ofMillis(at.ms()).toNanos());
         state = r.state();
         return r.actions().stream().map(StepScript::render).toList();
     }
@@ -62,8 +62,8 @@ final class StepScript {
         return state;
     }
 
-    static At at(long ms, ReconcileEvent event) {
-        return new At(ms, event);
+    static At at(long ms, ReconcileEvent... together) {
+        return new At(ms, List.of(together));
     }
 
     static ReconcileEvent target(TargetState target) {
