@@ -3,21 +3,22 @@ package io.vfiodp.cli;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.VfioApiCheck;
+import io.vfiodp.host.VfioAvailability;
 import io.vfiodp.inventory.InventoryJson;
 import io.vfiodp.inventory.InventoryReport;
 import io.vfiodp.inventory.InventoryText;
 import io.vfiodp.inventory.SuggestedConfig;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.PolicyResult;
-import io.vfiodp.host.VfioApiCheck;
-import io.vfiodp.host.VfioAvailability;
 import io.vfiodp.policy.config.ConfigFile;
-import io.vfiodp.vgpu.LayoutReport;
 import io.vfiodp.policy.config.InvalidConfigException;
+import io.vfiodp.policy.config.MdevTypesForNode;
+import io.vfiodp.vgpu.LayoutReport;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.List;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -87,7 +88,7 @@ public final class InventoryCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
-        PolicyResult result = PolicyEngine.evaluate(snapshot, config.map(ConfigFile.Loaded::permittedHostDevices), pciIds);
+        PolicyResult result = PolicyEngine.evaluate(snapshot, config.flatMap(ConfigFile.Loaded::permittedHostDevices), pciIds);
         InventoryReport report = InventoryReport.of(snapshot, result, pciIds, host.config().map(Object::toString),
                 config.map(ConfigFile.Loaded::warnings).orElse(List.of()));
         boolean json = output != null && output.json;
@@ -95,17 +96,10 @@ public final class InventoryCommand implements Callable<Integer> {
         Optional<VfioAvailability> vfio = Optional.of(VfioApiCheck.check(host.devRoot()));
         out.print(json ? InventoryJson.format(report, vfio) : InventoryText.format(report, vfio));
         if (!json) {
-            try {
-                LayoutReport.inventorySection(snapshot, host.config(), nodeLabels).ifPresent(section -> {
-                    out.println();
-                    out.print(section);
-                });
-            } catch (IOException e) {
-                out.flush();
-                err.println("inventory: " + e.getMessage());
-                err.flush();
-                return 1;
-            }
+            config.flatMap(ConfigFile.Loaded::mediatedDevicesConfiguration).ifPresent(layout -> {
+                out.println();
+                out.print(LayoutReport.table(snapshot, MdevTypesForNode.resolve(layout, nodeLabels)));
+            });
         }
         out.flush();
         return 0;

@@ -8,14 +8,13 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
+import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -43,11 +42,11 @@ public final class HookSidecarServer implements AutoCloseable {
     private final Server server;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
-    private final ExecutorService calls;
+    private final Worker calls;
     private final CountDownLatch stopRequested;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private HookSidecarServer(Path socket, Server server, EventLoopGroup boss, EventLoopGroup workers, ExecutorService calls,
+    private HookSidecarServer(Path socket, Server server, EventLoopGroup boss, EventLoopGroup workers, Worker calls,
                               CountDownLatch stopRequested) {
         this.socket = socket;
         this.stopRequested = stopRequested;
@@ -70,11 +69,7 @@ public final class HookSidecarServer implements AutoCloseable {
         removeStaleSocket(socket);
         EventLoopGroup boss = new EpollEventLoopGroup(1);
         EventLoopGroup workers = new EpollEventLoopGroup(1);
-        ExecutorService calls = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "hook-sidecar-calls");
-            t.setDaemon(true);
-            return t;
-        });
+        Worker calls = Worker.start("hook-sidecar-calls");
         CountDownLatch stopRequested = new CountDownLatch(1);
         Server server = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollServerDomainSocketChannel.class)
@@ -132,7 +127,7 @@ public final class HookSidecarServer implements AutoCloseable {
             server.shutdownNow();
             Thread.currentThread().interrupt();
         }
-        calls.shutdownNow();
+        calls.close();
         workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         try {

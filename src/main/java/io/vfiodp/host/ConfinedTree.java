@@ -87,10 +87,6 @@ final class ConfinedTree {
         return slash <= 0 ? "/" : path.substring(0, slash);
     }
 
-    boolean isRoot(String path) {
-        return path.equals(root);
-    }
-
     /**
      * The entry {@code name} of the real directory {@code dir}, with any link resolved inside
      * the root; {@code shownAs} names it in problems.

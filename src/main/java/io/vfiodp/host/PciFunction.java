@@ -58,16 +58,8 @@ public record PciFunction(
         return (classCode >> 16) & 0xff;
     }
 
-    public int subClass() {
-        return (classCode >> 8) & 0xff;
-    }
-
     public boolean isPhysicalFunction() {
         return sriovTotalVfs.isPresent();
-    }
-
-    public boolean isVirtualFunction() {
-        return physfn.isPresent();
     }
 
     public boolean isBoundTo(String name) {

@@ -40,7 +40,9 @@ public final class InventoryJson {
         ObjectMapper mapper = new JsonMapper();
         ObjectNode root = mapper.createObjectNode();
         root.put("schema", SCHEMA);
-        root.put("pciIds", report.pciIds());
+        root.put("pciIds", report.pciIds().source());
+        root.put("pciIdsVersion", report.pciIds().version().orElse(null));
+        root.put("pciIdsChosen", report.pciIds().reason().orElse(null));
         root.put("configuration", report.configuration().orElse(null));
         vfio.ifPresent(v -> {
             ObjectNode n = root.putObject("vfio");

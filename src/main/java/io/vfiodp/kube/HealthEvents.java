@@ -27,6 +27,14 @@ public final class HealthEvents implements PluginListener {
         this.sink = sink;
     }
 
+    /** Events on the node {@code recorder} posts to. */
+    public static HealthEvents onNode(NodeEventRecorder recorder) {
+        return new HealthEvents(new Sink() {
+            @Override public void warn(String reason, String message) { recorder.warn(reason, message); }
+            @Override public void normal(String reason, String message) { recorder.normal(reason, message); }
+        });
+    }
+
     @Override
     public void healthChanged(ResourceName resource, String deviceId, Health from, Health to) {
         if (to instanceof Health.Unhealthy(String reason)) {

@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.vfiodp.triggers.ProblemLog;
+import io.vfiodp.triggers.Worker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,7 +16,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,10 +40,10 @@ public final class NodeEventRecorder implements AutoCloseable {
     private final Clock clock;
     private final Duration repeatAfter;
     private final BlockingQueue<Key> queue;
-    private final Thread thread;
+    private final Worker sender;
     // touched only by the sender thread
     private final Map<Key, Instant> lastPosted = new HashMap<>();
-    private String lastFailure;
+    private final ProblemLog failures = new ProblemLog(LOG);
     private int sequence;
     private volatile boolean droppedLogged;
 
@@ -57,12 +58,11 @@ public final class NodeEventRecorder implements AutoCloseable {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.repeatAfter = Objects.requireNonNull(repeatAfter, "repeatAfter");
         this.queue = new ArrayBlockingQueue<>(capacity);
-        this.thread = new Thread(this::run, "node-events");
-        this.thread.setDaemon(true);
+        this.sender = Worker.start("node-events");
     }
 
     public void start() {
-        thread.start();
+        sender.execute(this::run);
     }
 
     /** Queues a Warning event on the node; never blocks. Returns false when it was dropped. */
@@ -123,14 +123,15 @@ public final class NodeEventRecorder implements AutoCloseable {
                 .build();
         try {
             client.v1().events().inNamespace(NAMESPACE).resource(event).create();
-            lastFailure = null;
+            failures.forget();
             return true;
         } catch (KubernetesClientException e) {
-            String failure = e.getCode() == 403 ? "forbidden (HTTP 403): grant create on events" : e.getCode() > 0 ? "HTTP " + e.getCode() : "API server unreachable";
-            if (!failure.equals(lastFailure)) {
-                LOG.warn("cannot post events on node {}: {} (event {}: {})", nodeName, failure, key.reason(), key.message());
-                lastFailure = failure;
-            }
+            String failure = e.getCode() == 403 ? "forbidden (HTTP 403): grant create on events in the namespace " + NAMESPACE
+                    : e.getCode() > 0 ? "HTTP " + e.getCode() : "API server unreachable";
+            // once per distinct failure, not per event: without the right (the GPU Operator's service
+            // account lacks it) every event fails alike, and each is in this log already
+            failures.problem(failure, "cannot post Events on node " + nodeName + ": " + failure
+                    + "; events are only logged meanwhile (first not posted: " + key.reason() + ": " + key.message() + ")");
             return false;
         }
     }
@@ -141,11 +142,6 @@ public final class NodeEventRecorder implements AutoCloseable {
 
     @Override
     public void close() {
-        thread.interrupt();
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        sender.close();
     }
 }

@@ -1,16 +1,16 @@
 package io.vfiodp.kube;
 
-import io.vfiodp.triggers.Backoff;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.vfiodp.triggers.Backoff;
+import io.vfiodp.triggers.ProblemLog;
+import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +22,7 @@ import tools.jackson.core.JacksonException;
  * of state is logged once, not every retry. Until it has listed successfully its store counts as
  * unknown, so callers keep what they had.
  *
- * <p>All state lives on the given single-threaded executor; {@code onChange} runs there too.
+ * <p>All state lives on the given worker; {@code onChange} runs there too.
  */
 public final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
 
@@ -31,9 +31,11 @@ public final class SupervisedInformer<T extends HasMetadata> implements AutoClos
     private final String what;
     private final String rbacHint;
     private final String notFoundHint;
+    private final Supplier<String> meanwhile;
     private final Supplier<SharedIndexInformer<T>> factory;
     private final Runnable onChange;
-    private final ScheduledExecutorService executor;
+    private final Worker executor;
+    private final ProblemLog problems = new ProblemLog(LOG);
     private final Backoff backoff;
 
     private SharedIndexInformer<T> current;
@@ -42,7 +44,6 @@ public final class SupervisedInformer<T extends HasMetadata> implements AutoClos
     private boolean absent;
     private boolean everRunning;
     private int attempt;
-    private String lastProblem;
     private ScheduledFuture<?> retry;
     private boolean closed;
 
@@ -50,12 +51,15 @@ public final class SupervisedInformer<T extends HasMetadata> implements AutoClos
      * @param what         what is watched, for logs ({@code KubeVirt CRs})
      * @param rbacHint     the permission to grant when the API answers 403
      * @param notFoundHint what a 404 means for this resource
+     * @param meanwhile    what the caller goes on with while it cannot watch, for the log line of
+     *                     a failure ({@code serving the local policy meanwhile}); asked on the executor
      */
-    public SupervisedInformer(String what, String rbacHint, String notFoundHint, Supplier<SharedIndexInformer<T>> factory,
-            Runnable onChange, ScheduledExecutorService executor, Backoff backoff) {
+    public SupervisedInformer(String what, String rbacHint, String notFoundHint, Supplier<String> meanwhile,
+            Supplier<SharedIndexInformer<T>> factory, Runnable onChange, Worker executor, Backoff backoff) {
         this.what = what;
         this.rbacHint = rbacHint;
         this.notFoundHint = notFoundHint;
+        this.meanwhile = meanwhile;
         this.factory = factory;
         this.onChange = onChange;
         this.executor = executor;
@@ -130,11 +134,11 @@ public final class SupervisedInformer<T extends HasMetadata> implements AutoClos
         attempt = 0;
         if (!everRunning) {
             LOG.info("watching {}", what);
-        } else if (lastProblem != null) {
-            LOG.info("watching {} again (was: {})", what, lastProblem);
+            problems.forget();
+        } else {
+            problems.resolved("watching " + what + " again (was: " + problems.current() + ")");
         }
         everRunning = true;
-        lastProblem = null;
         onChange.run();
     }
 
@@ -146,18 +150,20 @@ public final class SupervisedInformer<T extends HasMetadata> implements AutoClos
         settled = true;
         absent = httpCode(t) == 404;
         String problem = describe(t);
-        if (!problem.equals(lastProblem)) {
-            LOG.warn("cannot watch {}: {}; keeping the configuration in force and retrying (backoff {} to {})",
-                    what, problem, backoff.initial(), backoff.max());
-            lastProblem = problem;
-        }
-        long delay = backoff.delayAfter(++attempt).toMillis();
+        // one line per distinct problem: a missing right (the GPU Operator's service account has none of ours) is said once,
+        // not at every retry
+        problems.problem(problem, "cannot watch " + what + ": " + problem + "; " + meanwhile.get() + "; retrying (backoff "
+                + readable(backoff.initial()) + " to " + readable(backoff.max()) + ")");
         try {
-            retry = executor.schedule(this::launch, delay, TimeUnit.MILLISECONDS);
+            retry = executor.schedule(this::launch, backoff.delayAfter(++attempt));
         } catch (RejectedExecutionException e) {
             return;
         }
         onChange.run();
+    }
+
+    private static String readable(java.time.Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     private static int httpCode(Throwable t) {
@@ -216,11 +222,8 @@ public final class SupervisedInformer<T extends HasMetadata> implements AutoClos
     }
 
     private void submit(Runnable r) {
-        try {
-            executor.execute(r);
-        } catch (RejectedExecutionException e) {
-            // shutting down: nothing left to update
-        }
+        // false once shutting down: nothing left to update
+        executor.offer(r);
     }
 
     /** Stops the informer and any pending retry; call on the executor thread or after it stopped. */

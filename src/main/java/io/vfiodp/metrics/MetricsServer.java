@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.plugin.ResourceStatus;
+import io.vfiodp.triggers.Worker;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -15,8 +16,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -35,14 +34,14 @@ public final class MetricsServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.metrics");
 
     private final HttpServer server;
-    private final ExecutorService executor;
+    private final Worker executor;
     private final PrometheusRegistry registry;
     private final ServingMetrics metrics;
     private final Supplier<CompletableFuture<List<ResourceStatus>>> status;
     private final Duration answerWithin;
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
 
-    private MetricsServer(HttpServer server, ExecutorService executor, PrometheusRegistry registry, ServingMetrics metrics,
+    private MetricsServer(HttpServer server, Worker executor, PrometheusRegistry registry, ServingMetrics metrics,
                           Supplier<CompletableFuture<List<ResourceStatus>>> status, Duration answerWithin) {
         this.server = server;
         this.executor = executor;
@@ -65,11 +64,7 @@ public final class MetricsServer implements AutoCloseable {
         } catch (IOException e) {
             throw new IOException("cannot serve metrics on " + address + ": " + e.getMessage(), e);
         }
-        ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, THREAD_NAME);
-            t.setDaemon(true);
-            return t;
-        });
+        Worker executor = Worker.start(THREAD_NAME);
         MetricsServer ms = new MetricsServer(server, executor, registry, metrics, status, answerWithin);
         server.createContext("/metrics", ms::metrics);
         server.createContext("/healthz", ms::healthz);
@@ -147,11 +142,6 @@ public final class MetricsServer implements AutoCloseable {
     @Override
     public void close() {
         server.stop(0);
-        executor.shutdownNow();
-        try {
-            executor.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        executor.close();
     }
 }

@@ -9,6 +9,7 @@ import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.plugin.ResourceStatus;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
+import io.vfiodp.vgpu.LayoutState;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.Objects;
@@ -20,8 +21,18 @@ import java.util.Objects;
  */
 public final class ServingMetrics implements PluginListener {
 
+    /** One label set of {@code vfio_dp_config_entry_errors}: why, and which entry. */
+    public record EntryErrorLabels(String reason, String entry) {
+        public EntryErrorLabels {
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(entry, "entry");
+        }
+    }
+
     private final Clock clock;
     private final Gauge devices;
+    private final Gauge registered;
+    private final Histogram reconcileDuration;
     private final Counter allocations;
     private final Counter allocationErrors;
     private final Counter registrations;
@@ -31,6 +42,9 @@ public final class ServingMetrics implements PluginListener {
     private final Gauge lastScan;
     private final Counter healthTransitions;
     private final Gauge vfioAvailable;
+    private final Gauge configEntryErrors;
+    private final Gauge kubevirtCrReadable;
+    private final Gauge vgpuLayoutState;
 
     public ServingMetrics(PrometheusRegistry registry, String version, Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -38,6 +52,9 @@ public final class ServingMetrics implements PluginListener {
                 .labelNames("version").register(registry).labelValues(version).set(1);
         devices = Gauge.builder().name("vfio_dp_devices").help("Devices advertised to the kubelet, by resource and health")
                 .labelNames("resource", "health").register(registry);
+        registered = Gauge.builder().name("vfio_dp_resource_registered")
+                .help("1 while the current kubelet has accepted the resource's registration, 0 while it has not (yet), by resource")
+                .labelNames("resource").register(registry);
         allocations = Counter.builder().name("vfio_dp_allocations").help("Devices handed out by Allocate, by resource")
                 .labelNames("resource").register(registry);
         allocationErrors = Counter.builder().name("vfio_dp_allocation_errors").help("Allocate calls refused, by resource")
@@ -50,6 +67,10 @@ public final class ServingMetrics implements PluginListener {
         scanDuration = Histogram.builder().name("vfio_dp_scan_duration_seconds").help("Duration of a full sysfs scan and policy pass")
                 .classicOnly().classicUpperBounds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
                 .register(registry);
+        reconcileDuration = Histogram.builder().name("vfio_dp_reconcile_duration_seconds")
+                .help("Duration of a reconcile pass: servers started or stopped, ListAndWatch updates sent, registrations made")
+                .classicOnly().classicUpperBounds(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1)
+                .register(registry);
         scanFailures = Counter.builder().name("vfio_dp_scan_failures").help("Scans that failed; the previous state stayed in service")
                 .register(registry);
         lastScan = Gauge.builder().name("vfio_dp_last_successful_scan_timestamp_seconds")
@@ -59,14 +80,27 @@ public final class ServingMetrics implements PluginListener {
                 .labelNames("resource", "health", "reason").register(registry);
         vfioAvailable = Gauge.builder().name("vfio_dp_vfio_available")
                 .help("1 when /dev/vfio/vfio answered the VFIO API and type1 IOMMU ioctls at start, else 0").register(registry);
+        configEntryErrors = Gauge.builder().name("vfio_dp_config_entry_errors")
+                .help("1 for every permittedHostDevices entry currently skipped because it is invalid, by reason and entry "
+                        + "(e.g. pciHostDevices[2])")
+                .labelNames("reason", "entry").register(registry);
+        kubevirtCrReadable = Gauge.builder().name("vfio_dp_kubevirt_cr_readable")
+                .help("1 while the KubeVirt CRs can be listed and watched (or KubeVirt is not installed), 0 while the API refuses or fails; "
+                        + "only with --kubevirt auto and an API")
+                .register(registry);
+        vgpuLayoutState = Gauge.builder().name("vfio_dp_vgpu_layout_state")
+                .help("1 for the state of the last vGPU layout reconcile (pending, success, failed), 0 for the others; only with --manage-vgpus")
+                .labelNames("state").register(registry);
     }
 
-    /** Replaces the device counts with the loop's current standing; resources gone since disappear. */
+    /** Replaces the device counts and registrations with the loop's current standing; resources gone since disappear. */
     public synchronized void resources(Collection<ResourceStatus> statuses) {
         devices.clear();
+        registered.clear();
         for (ResourceStatus s : statuses) {
             devices.labelValues(s.name().value(), "Healthy").set(s.healthy());
             devices.labelValues(s.name().value(), "Unhealthy").set(s.devices() - s.healthy());
+            registered.labelValues(s.name().value()).set(s.registered() ? 1 : 0);
         }
     }
 
@@ -78,6 +112,27 @@ public final class ServingMetrics implements PluginListener {
     public void scanFailed(double seconds) {
         scanDuration.observe(seconds);
         scanFailures.inc();
+    }
+
+    /**
+     * Replaces the set of currently skipped configuration entries: entries fixed since the last
+     * call disappear from the metric.
+     */
+    public synchronized void setConfigEntryErrors(Collection<EntryErrorLabels> current) {
+        configEntryErrors.clear();
+        for (EntryErrorLabels l : current) {
+            configEntryErrors.labelValues(l.reason(), l.entry()).set(1);
+        }
+    }
+
+    /** Whether the last attempt to list or watch the KubeVirt CRs got an answer the configuration can follow. */
+    public void kubevirtCrReadable(boolean readable) {
+        kubevirtCrReadable.set(readable ? 1 : 0);
+    }
+
+    /** The state the last vGPU layout reconcile reported (the node annotation's value). */
+    public synchronized void vgpuLayoutState(LayoutState state) {
+        for (LayoutState s : LayoutState.values()) vgpuLayoutState.labelValues(s.wireValue()).set(s == state ? 1 : 0);
     }
 
     public void vfio(VfioAvailability availability) {
@@ -98,6 +153,11 @@ public final class ServingMetrics implements PluginListener {
     public void registered(ResourceName resource, boolean again) {
         registrations.labelValues(resource.value()).inc();
         if (again) reregistrations.labelValues(resource.value()).inc();
+    }
+
+    @Override
+    public void reconciled(double seconds) {
+        reconcileDuration.observe(seconds);
     }
 
     @Override

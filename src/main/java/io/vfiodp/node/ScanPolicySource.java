@@ -7,8 +7,10 @@ import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.PolicyProblem;
 import io.vfiodp.policy.PolicyResult;
-import io.vfiodp.policy.config.PermittedConfigSource;
+import io.vfiodp.policy.config.ConfigSource;
+import io.vfiodp.policy.config.LocalConfig;
 import io.vfiodp.policy.config.PermittedHostDevices;
+import io.vfiodp.triggers.NewLines;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,7 +24,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Scan, then policy: the node state the plugin serves. The configuration comes from a
- * {@link PermittedConfigSource} asked on every call: the {@code --config} file is read again, so
+ * {@link ConfigSource} asked on every call: the {@code --config} file is read again, so
  * an edited ConfigMap takes effect at the next rescan, and a KubeVirt CR edit takes effect at the
  * rescan its watcher asks for. A file that became invalid fails the rescan and the previous
  * state stays. A device the host took away since the last pass is served one more pass as
@@ -39,18 +41,23 @@ public final class ScanPolicySource implements NodeStateSource {
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.plugin");
 
     private final Supplier<HostSnapshot> scan;
-    private final PermittedConfigSource configs;
+    private final ConfigSource configs;
     private final PciIdsLoader pciIdsLoader;
     private final Optional<ProblemSink> problemSink;
     private volatile PciIds pciIds;
-    // Calls come one after another (start, then the rescan thread); remembered to log a problem once, not every rescan.
-    private volatile List<String> lastNotes = List.of();
+    // Calls come one after another (start, then the rescan thread): a problem is logged when it appears, not every rescan.
+    private final NewLines newNotes = new NewLines();
     // The last pass's own policy output, to serve what left since then one more pass as Unhealthy.
     private volatile DesiredState lastDesired = DesiredState.EMPTY;
     private volatile Optional<PermittedHostDevices> lastPermitted = Optional.empty();
 
     public ScanPolicySource(Supplier<HostSnapshot> scan, Optional<Path> config, PciIds pciIds) {
-        this(scan, PermittedConfigSource.file(config), vendors -> pciIds, Optional.empty());
+        this(scan, LocalConfig.of(config), vendors -> pciIds, Optional.empty());
+    }
+
+    /** As the longer constructor, with the configuration's problems logged here. */
+    public ScanPolicySource(Supplier<HostSnapshot> scan, ConfigSource configs, PciIds pciIds) {
+        this(scan, configs, vendors -> pciIds, Optional.empty());
     }
 
     /** Reads the pci.ids database with the device names of at least the given vendors. */
@@ -65,7 +72,7 @@ public final class ScanPolicySource implements NodeStateSource {
      * @param problemSink  takes over reporting the policy's configuration problems (otherwise
      *                     they are logged here, once each)
      */
-    public ScanPolicySource(Supplier<HostSnapshot> scan, PermittedConfigSource configs, PciIdsLoader pciIdsLoader,
+    public ScanPolicySource(Supplier<HostSnapshot> scan, ConfigSource configs, PciIdsLoader pciIdsLoader,
             Optional<ProblemSink> problemSink) {
         this.scan = scan;
         this.configs = configs;
@@ -90,20 +97,27 @@ public final class ScanPolicySource implements NodeStateSource {
     }
 
     /** One scan and policy pass, with everything the inventory needs. */
-    public record Evaluation(HostSnapshot snapshot, PolicyResult result, List<String> configWarnings, String configOrigin) {}
+    public record Evaluation(HostSnapshot snapshot, PolicyResult result, List<String> configWarnings, String configOrigin,
+                             ConfigSource.LayoutSetting layout) {}
 
     public Evaluation evaluate() {
         return evaluate(configs.current());
     }
 
-    private Evaluation evaluate(PermittedConfigSource.Current config) {
+    private Evaluation evaluate(ConfigSource.Current config) {
         HostSnapshot snapshot = scan.get();
-        return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, config.permitted(), pciIds(snapshot)), config.warnings(), config.origin());
+        return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, config.permitted(), pciIds(snapshot)), config.warnings(), config.origin(),
+                config.layout());
     }
 
+    /** Reads the configuration, then {@link #read(ConfigSource.Current)}. */
     @Override
     public TargetState read() {
-        PermittedConfigSource.Current config = configs.current();
+        return read(configs.current());
+    }
+
+    /** Scan and policy under {@code config}, read once for the whole pass by the caller. */
+    public TargetState read(ConfigSource.Current config) {
         Evaluation e = evaluate(config);
         List<String> notes = new ArrayList<>(e.configWarnings());
         if (problemSink.isPresent()) {
@@ -112,10 +126,7 @@ public final class ScanPolicySource implements NodeStateSource {
             e.result().problems().forEach(p -> notes.add(p.toString()));
         }
         e.snapshot().problems().forEach(p -> notes.add("scan skipped " + p.path() + ": " + p.reason()));
-        if (!notes.equals(lastNotes)) {
-            for (String n : notes) if (!lastNotes.contains(n)) log.warn("{}", n);
-            lastNotes = List.copyOf(notes);
-        }
+        for (String fresh : newNotes.since(notes)) log.warn("{}", fresh);
         // An operator's configuration change applies at once; only devices the host took away get the Unhealthy pass.
         DesiredState served = config.permitted().equals(lastPermitted) ? Departures.keepOneMorePass(lastDesired, e.result())
                 : e.result().desiredState();

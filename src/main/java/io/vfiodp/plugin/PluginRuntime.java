@@ -1,16 +1,17 @@
 package io.vfiodp.plugin;
 
-import io.vfiodp.node.TargetState;
-import io.vfiodp.node.NodeStateSource;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.vfiodp.node.NodeStateSource;
+import io.vfiodp.node.TargetState;
+import io.vfiodp.triggers.CoalescingTrigger;
+import io.vfiodp.triggers.DirectoryWatch;
+import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -18,33 +19,35 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The running device plugin: one epoll event loop shared by every server and registration
- * call, the reconcile loop, the directory watch and the periodic rescan. Threads, all daemon:
- * {@code vfio-dp-grpc-*} (one), {@value ReconcileLoop#THREAD_NAME}, {@value PluginDirWatch#THREAD_NAME},
+ * call, the reconcile loop, the watch of the device-plugin directory and the rescans. Threads, all
+ * daemon: {@code vfio-dp-grpc-*} (one), {@value ReconcileLoop#THREAD_NAME}, {@value #DIR_WATCH_THREAD},
  * {@value #RESCAN_THREAD}. {@link #close()} ends them all and leaves no socket of ours behind.
  */
 public final class PluginRuntime implements AutoCloseable {
 
     static final String RESCAN_THREAD = "vfio-dp-rescan";
+    static final String DIR_WATCH_THREAD = "vfio-dp-dir-watch";
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.plugin");
 
     private final EpollEventLoopGroup group;
     private final KubeletRegistrar registrar;
     private final ReconcileLoop loop;
-    private final PluginDirWatch watch;
-    private final ScheduledExecutorService rescan;
+    private final DirectoryWatch watch;
+    private final Worker rescan;
+    private final CoalescingTrigger rescanSoon;
     private final NodeStateSource source;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicBoolean rescanQueued = new AtomicBoolean();
     private final CountDownLatch done = new CountDownLatch(1);
 
-    private PluginRuntime(EpollEventLoopGroup group, KubeletRegistrar registrar, ReconcileLoop loop, PluginDirWatch watch,
-                          ScheduledExecutorService rescan, NodeStateSource source) {
+    private PluginRuntime(EpollEventLoopGroup group, KubeletRegistrar registrar, ReconcileLoop loop, DirectoryWatch watch,
+                          Worker rescan, NodeStateSource source) {
         this.group = group;
         this.registrar = registrar;
         this.loop = loop;
         this.watch = watch;
         this.rescan = rescan;
         this.source = source;
+        this.rescanSoon = new CoalescingTrigger(rescan, this::rescanOnce);
     }
 
     /**
@@ -87,25 +90,39 @@ public final class PluginRuntime implements AutoCloseable {
                 settings.registrationTimeout());
         ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(), settings.safetyCheck(),
                 listener);
-        PluginDirWatch watch;
+        DirectoryWatch watch;
         try {
-            watch = PluginDirWatch.start(settings.pluginDir(), loop::requestCheck, loop::kubeletSocketCreated);
+            watch = DirectoryWatch.start(settings.pluginDir(), "device-plugin dir", DIR_WATCH_THREAD, change -> onPluginDirChange(change, loop, settings.pluginDir()));
         } catch (IOException e) {
             loop.close();
             registrar.close();
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
             throw e;
         }
-        ScheduledThreadPoolExecutor rescan = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, RESCAN_THREAD);
-            t.setDaemon(true);
-            return t;
-        });
+        Worker rescan = Worker.start(RESCAN_THREAD);
         PluginRuntime runtime = new PluginRuntime(group, registrar, loop, watch, rescan, source);
         loop.apply(first);
-        long every = settings.rescanInterval().toMillis();
-        rescan.scheduleWithFixedDelay(runtime::rescanOnce, every, every, TimeUnit.MILLISECONDS);
+        rescan.every(settings.rescanInterval(), runtime::rescanOnce);
         return runtime;
+    }
+
+    /**
+     * The kubelet deletes our sockets and re-creates {@code kubelet.sock} when it restarts: a socket
+     * appearing or disappearing makes the loop look again, {@code kubelet.sock} created makes it
+     * register without waiting out a backoff.
+     */
+    private static void onPluginDirChange(DirectoryWatch.Change change, ReconcileLoop loop, java.nio.file.Path pluginDir) {
+        switch (change) {
+            case DirectoryWatch.Change.Entries e when e.created().contains(ReconcileLoop.KUBELET_SOCKET) -> loop.kubeletSocketCreated();
+            case DirectoryWatch.Change.Entries e -> {
+                if (e.any(name -> name.endsWith(".sock"))) loop.requestCheck();
+            }
+            case DirectoryWatch.Change.Appeared a -> {
+                if (Files.exists(pluginDir.resolve(ReconcileLoop.KUBELET_SOCKET))) loop.kubeletSocketCreated();
+                else loop.requestCheck();
+            }
+            case DirectoryWatch.Change.Vanished v -> loop.requestCheck();
+        }
     }
 
     /**
@@ -144,15 +161,7 @@ public final class PluginRuntime implements AutoCloseable {
      * never a pile of them behind a slow sysfs.
      */
     public void rescanNow() {
-        if (closed.get() || !rescanQueued.compareAndSet(false, true)) return;
-        try {
-            rescan.execute(() -> {
-                rescanQueued.set(false);
-                rescanOnce();
-            });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            rescanQueued.set(false);
-        }
+        if (!closed.get()) rescanSoon.fire();
     }
 
     private void rescanOnce() {
@@ -179,11 +188,10 @@ public final class PluginRuntime implements AutoCloseable {
             return;
         }
         try {
-            rescan.shutdownNow();
+            rescan.close();
             watch.close();
             loop.close();
             registrar.close();
-            rescan.awaitTermination(2, TimeUnit.SECONDS);
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(3, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

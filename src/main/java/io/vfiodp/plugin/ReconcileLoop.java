@@ -18,6 +18,8 @@ import io.vfiodp.plugin.ReconcileEvent.ServerStarted;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.vfiodp.triggers.Backoff;
+import io.vfiodp.triggers.CoalescingTrigger;
+import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,7 +35,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -65,8 +66,8 @@ public final class ReconcileLoop implements AutoCloseable {
     private final PluginListener listener;
     private final Ticker ticker;
     private final ReconcileStep step;
-    private final ScheduledThreadPoolExecutor thread;
-    private final AtomicBoolean checkQueued = new AtomicBoolean();
+    private final Worker thread;
+    private final CoalescingTrigger checkSoon;
     private final AtomicBoolean closing = new AtomicBoolean();
 
     // Confined to the reconcile thread.
@@ -87,14 +88,9 @@ public final class ReconcileLoop implements AutoCloseable {
         this.listener = listener;
         this.ticker = ticker;
         this.step = new ReconcileStep(pluginDir, backoff);
-        this.thread = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, THREAD_NAME);
-            t.setDaemon(true);
-            return t;
-        });
-        thread.setRemoveOnCancelPolicy(true);
-        thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        thread.scheduleWithFixedDelay(this::requestCheck, safetyCheck.toMillis(), safetyCheck.toMillis(), TimeUnit.MILLISECONDS);
+        this.thread = Worker.start(THREAD_NAME);
+        this.checkSoon = new CoalescingTrigger(thread, guarded(() -> checkThen(null)));
+        thread.every(safetyCheck, this::requestCheck);
     }
 
     /** Serve {@code next} from now on. A state equal to the current one changes nothing the kubelet sees. */
@@ -104,7 +100,7 @@ public final class ReconcileLoop implements AutoCloseable {
 
     /** Look again at sockets and {@code kubelet.sock}; cheap and coalesced, call it on any hint. */
     public void requestCheck() {
-        if (checkQueued.compareAndSet(false, true) && !enqueue(() -> checkThen(null))) checkQueued.set(false);
+        checkSoon.fire();
     }
 
     /**
@@ -126,30 +122,31 @@ public final class ReconcileLoop implements AutoCloseable {
         return f;
     }
 
+    /** Runs {@code task} on the reconcile thread; false once it is closed. */
     private boolean enqueue(Runnable task) {
-        try {
-            thread.execute(() -> {
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    log.error("reconcile step failed; state is kept and retried on the next check", e);
-                }
-            });
-            return true;
-        } catch (RejectedExecutionException e) {
-            return false;
-        }
+        return thread.offer(guarded(task));
+    }
+
+    private static Runnable guarded(Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.error("reconcile step failed; state is kept and retried on the next check", e);
+            }
+        };
     }
 
     /** Feeds {@code event} (if any) together with a look at the files: the step always decides on fresh observations. */
     private void checkThen(ReconcileEvent event) {
-        if (event == null) checkQueued.set(false);
+        long start = ticker.nanos();
         Set<ResourceName> gone = new HashSet<>();
         for (ResourceState r : state.resources().values()) {
             if (r.server() instanceof ServerState.Up up && !servers.get(up.generation()).socketIntact()) gone.add(r.name());
         }
         Checked look = new Checked(FileIdentity.of(kubeletSocket), gone);
         feed(event == null ? List.of(look) : List.of(event, look));
+        listener.reconciled((ticker.nanos() - start) / 1e9);
     }
 
     /** Runs the step on {@code first}, carries out its actions, and feeds back their outcomes until none is left. */
@@ -160,7 +157,14 @@ public final class ReconcileLoop implements AutoCloseable {
             state = result.state();
             if (wakeUp != null) wakeUp.cancel(false);
             wakeUp = null;
-            for (ReconcileAction action : result.actions()) execute(action, events);
+            for (ReconcileAction action : result.actions()) {
+                try {
+                    execute(action, events);
+                } catch (RuntimeException e) {
+                    // The state already counts on the rest: one action that fails must not skip them.
+                    log.error("reconcile action {} failed", action.getClass().getSimpleName(), e);
+                }
+            }
         }
     }
 
@@ -176,7 +180,7 @@ public final class ReconcileLoop implements AutoCloseable {
                 if (server.publish(p.view())) log.info("{}: sent ListAndWatch update to {} stream(s)", p.name(), server.openStreams());
             }
             case Register r -> register(r);
-            case WakeAt w -> wakeUp = thread.schedule(this::requestCheck, Math.max(0, w.nanos() - ticker.nanos()), TimeUnit.NANOSECONDS);
+            case WakeAt w -> wakeUp = thread.schedule(this::requestCheck, Duration.ofNanos(w.nanos() - ticker.nanos()));
             case NotifyRegistered n -> listener.registered(n.name(), n.again());
             case NotifyHealthChanged h -> listener.healthChanged(h.name(), h.deviceId(), h.from(), h.to());
             // As an argument, so that a problem text holding "{}" is printed as it is.
@@ -213,17 +217,12 @@ public final class ReconcileLoop implements AutoCloseable {
     public void close() {
         if (!closing.compareAndSet(false, true)) return;
         try {
-            thread.submit(() -> feed(List.of(new ReconcileEvent.Close()))).get(5, TimeUnit.SECONDS);
+            CompletableFuture.runAsync(() -> feed(List.of(new ReconcileEvent.Close())), thread).get(5, TimeUnit.SECONDS);
         } catch (RejectedExecutionException | ExecutionException | TimeoutException e) {
             log.warn("shutdown of the device plugin servers did not finish cleanly: {}", e.toString());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        thread.shutdownNow();
-        try {
-            thread.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        thread.close();
     }
 }

@@ -3,15 +3,16 @@ package io.vfiodp.vgpu;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.VgpuVf;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import io.vfiodp.triggers.ProblemLog;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Brings the host to the desired vGPU layout: scan, plan, write, and again, until a plan is
@@ -32,7 +33,7 @@ public final class LayoutManager {
     private final StateFile stateFile;
     private final LayoutEvents events;
     private Optional<OwnedDevices> owned = Optional.empty();
-    private String lastStateError;
+    private final ProblemLog stateErrors = new ProblemLog(log, Level.ERROR);
 
     public LayoutManager(Supplier<HostSnapshot> scan, Supplier<Allocated> allocated, LayoutPlanner planner, LayoutExecutor executor,
                          StateFile stateFile, LayoutEvents events) {
@@ -71,7 +72,7 @@ public final class LayoutManager {
                     mine = present;
                     owned = Optional.of(mine);
                 }
-                lastStateError = null;
+                stateErrors.forget();
                 List<String> blocked = LayoutPlanner.blocked(snapshot, desired);
                 if (failures.isEmpty() && !blocked.isEmpty()) {
                     String message = "layout not reachable: " + String.join("; ", blocked) + " (not ours or in use; left alone)";
@@ -93,7 +94,7 @@ public final class LayoutManager {
                 owned = Optional.empty();
                 return paused(e.getMessage());
             }
-            lastStateError = null;
+            stateErrors.forget();
             mine = result.owned();
             owned = Optional.of(mine);
             writes += result.succeeded();
@@ -108,12 +109,10 @@ public final class LayoutManager {
 
     private Outcome paused(String error) {
         String message = "vGPU layout management paused: " + error + " (devices are still served)";
-        if (!message.equals(lastStateError)) {
-            log.error("{}", message);
+        if (stateErrors.problem(message)) {
             events.warn("VgpuLayoutStateUnwritable", message);
             events.state(LayoutState.FAILED, message);
         }
-        lastStateError = message;
         return new Outcome(LayoutState.FAILED, 0, message);
     }
 

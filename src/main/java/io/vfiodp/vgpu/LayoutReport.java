@@ -5,8 +5,7 @@ import io.vfiodp.host.MdevInstance;
 import io.vfiodp.host.MdevParent;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.VgpuVf;
-import io.vfiodp.kube.kubevirt.DesiredMdevTypes;
-
+import io.vfiodp.policy.config.DesiredMdevTypes;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -16,16 +15,6 @@ import java.util.TreeMap;
 public final class LayoutReport {
 
     private LayoutReport() {}
-
-    /**
-     * The {@code inventory} section: the layout table when {@code config} has a
-     * {@code mediatedDevicesConfiguration} (resolved for {@code nodeLabels}), else empty.
-     */
-    public static java.util.Optional<String> inventorySection(HostSnapshot snapshot, java.util.Optional<java.nio.file.Path> config,
-                                                              Map<String, String> nodeLabels) throws java.io.IOException {
-        if (config.isEmpty()) return java.util.Optional.empty();
-        return LayoutConfigFile.read(config.get(), nodeLabels).map(d -> table(snapshot, d));
-    }
 
     /** One table row per GPU that offers or carries vGPUs. */
     public static String table(HostSnapshot snapshot, DesiredMdevTypes desired) {

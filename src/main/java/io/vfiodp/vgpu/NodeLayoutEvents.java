@@ -5,10 +5,10 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.vfiodp.kube.NodeEventRecorder;
+import io.vfiodp.triggers.ProblemLog;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.Map;
 
 /**
  * {@link LayoutEvents} on the Node object: Warning Events through {@link NodeEventRecorder}, and
@@ -23,10 +23,9 @@ public final class NodeLayoutEvents implements LayoutEvents {
     private final KubernetesClient client;
     private final String nodeName;
     private final NodeEventRecorder recorder;
+    private final ProblemLog patchErrors = new ProblemLog(log);
     private String lastValue;
-    private String lastError;
 
-    /** {@code recorder} may be null when only {@link #labels()} is used ({@code --dry-run}). */
     public NodeLayoutEvents(KubernetesClient client, String nodeName, NodeEventRecorder recorder) {
         this.client = client;
         this.nodeName = nodeName;
@@ -35,7 +34,7 @@ public final class NodeLayoutEvents implements LayoutEvents {
 
     @Override
     public void warn(String reason, String message) {
-        if (recorder != null) recorder.warn(reason, message);
+        recorder.warn(reason, message);
     }
 
     @Override
@@ -46,25 +45,9 @@ public final class NodeLayoutEvents implements LayoutEvents {
             client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE),
                     io.fabric8.kubernetes.client.utils.Serialization.asJson(Map.of("metadata", Map.of("annotations", Map.of(ANNOTATION, value)))));
             lastValue = value;
-            lastError = null;
+            patchErrors.forget();
         } catch (KubernetesClientException e) {
-            String error = "cannot annotate node " + nodeName + " with " + ANNOTATION + ": " + e.getMessage();
-            if (!error.equals(lastError)) log.warn("{}", error);
-            lastError = error;
-        }
-    }
-
-    /** The node's labels, for {@code nodeMediatedDeviceTypes}; empty when the API does not answer. */
-    public Map<String, String> labels() {
-        try {
-            var node = client.nodes().withName(nodeName).get();
-            if (node == null || node.getMetadata().getLabels() == null) return Map.of();
-            return Map.copyOf(node.getMetadata().getLabels());
-        } catch (KubernetesClientException e) {
-            String error = "cannot read labels of node " + nodeName + ": " + e.getMessage();
-            if (!error.equals(lastError)) log.warn("{}", error);
-            lastError = error;
-            return Map.of();
+            patchErrors.problem("cannot annotate node " + nodeName + " with " + ANNOTATION + ": " + e.getMessage());
         }
     }
 }

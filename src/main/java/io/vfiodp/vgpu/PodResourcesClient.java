@@ -13,15 +13,15 @@ import io.vfiodp.proto.podresources.v1.ListPodResourcesRequest;
 import io.vfiodp.proto.podresources.v1.ListPodResourcesResponse;
 import io.vfiodp.proto.podresources.v1.PodResources;
 import io.vfiodp.proto.podresources.v1.PodResourcesListerGrpc;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import io.vfiodp.triggers.ProblemLog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Asks the kubelet's PodResources API ({@code List}, v1) which device ids are allocated to
@@ -37,7 +37,7 @@ public final class PodResourcesClient implements AutoCloseable {
     private final Duration timeout;
     private final EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory("vfio-dp-podresources", true));
     // Only the layout thread calls allocated().
-    private boolean failing;
+    private final ProblemLog unavailable = new ProblemLog(log);
 
     public PodResourcesClient(Path socket, Duration timeout) {
         this.socket = socket;
@@ -63,8 +63,7 @@ public final class PodResourcesClient implements AutoCloseable {
                     for (ContainerDevices d : c.getDevicesList()) ids.addAll(d.getDeviceIdsList());
                 }
             }
-            if (failing) log.info("PodResources API at {} answers again", socket);
-            failing = false;
+            unavailable.resolved("PodResources API at " + socket + " answers again");
             return new Allocated.Known(ids);
         } catch (StatusRuntimeException e) {
             return unknown("PodResources List on " + socket + " failed: " + e.getStatus().getCode() + " "
@@ -80,8 +79,8 @@ public final class PodResourcesClient implements AutoCloseable {
     }
 
     private Allocated unknown(String reason) {
-        if (!failing) log.warn("{}; vGPUs are not removed or cleared until it answers (cannot prove them free)", reason.strip());
-        failing = true;
+        // the first failure says what to do; the next ones, whatever their reason, add nothing until it answers again
+        unavailable.problem("unavailable", reason.strip() + "; vGPUs are not removed or cleared until it answers (cannot prove them free)");
         return new Allocated.Unknown(reason.strip());
     }
 

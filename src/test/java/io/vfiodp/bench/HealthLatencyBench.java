@@ -1,9 +1,9 @@
 package io.vfiodp.bench;
 
-import io.vfiodp.health.ServedHost;
-import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
+import io.vfiodp.serve.ServedHost;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

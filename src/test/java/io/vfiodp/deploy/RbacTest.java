@@ -13,13 +13,14 @@ import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.vfiodp.kube.kubevirt.KubeVirtPolicyFollower;
 import io.vfiodp.kube.MockKubeApi;
-import io.vfiodp.metrics.PluginMetrics;
-import io.vfiodp.policy.config.PermittedConfigSource;
+import io.vfiodp.kube.kubevirt.KubeVirtPolicyFollower;
+import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.vgpu.LayoutState;
 import io.vfiodp.vgpu.NodeLayoutEvents;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +30,6 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
-import io.fabric8.mockwebserver.http.RecordedRequest;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -65,15 +65,14 @@ class RbacTest {
             assertThat(setup).isNotEmpty();
 
             try (KubernetesClient client = MockKubeApi.clientFor(api.port())) {
-                KubeVirtPolicyFollower follower = KubeVirtPolicyFollower.start(client, Optional.of(NODE), PermittedConfigSource.file(Optional.empty()),
-                        "default policy", new PluginMetrics(new PrometheusRegistry()), Duration.ofSeconds(5));
+                KubeVirtPolicyFollower follower = KubeVirtPolicyFollower.start(client, Optional.of(NODE), Optional.empty(),
+                        new ServingMetrics(new PrometheusRegistry(), "test", Clock.systemUTC()), Duration.ofSeconds(5));
                 try {
                     follower.events().orElseThrow().warn("VfioDeviceUnhealthy", "device 0000:1a:00.0 is now Unhealthy");
                     serveCalls = await(api, calls -> calls.contains("watch kubevirt.io/kubevirts in all namespaces")
                             && calls.contains("watch /nodes in all namespaces") && calls.contains("create /events in default"));
 
                     NodeLayoutEvents layout = new NodeLayoutEvents(client, NODE, follower.events().orElseThrow());
-                    layout.labels();
                     layout.state(LayoutState.PENDING, "creating 4 vGPUs");
                     manageVgpusCalls = new ArrayList<>(serveCalls);
                     manageVgpusCalls.addAll(await(api, calls -> calls.contains("get /nodes in all namespaces")

@@ -111,7 +111,8 @@ class InventoryFormatTest {
     @Test
     void jsonKeysComeInAFixedOrderAndAreAlwaysPresent() throws Exception {
         JsonNode root = new ObjectMapper().readTree(InventoryJson.format(defaultReport(InventoryHosts.t4Vgpu().build())));
-        assertThat(names(root)).containsExactly("schema", "pciIds", "configuration", "devices", "resources", "scanProblems", "configProblems");
+        assertThat(names(root)).containsExactly("schema", "pciIds", "pciIdsVersion", "pciIdsChosen", "configuration", "devices", "resources",
+                "scanProblems", "configProblems");
         for (JsonNode device : root.get("devices")) {
             assertThat(names(device)).containsExactly("id", "type", "vendorDevice", "vendorName", "model", "class", "driver", "iommuGroup",
                     "companions", "numaNode", "parent", "deviceType", "health", "healthReason", "decision");

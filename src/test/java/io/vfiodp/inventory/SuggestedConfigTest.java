@@ -23,7 +23,7 @@ class SuggestedConfigTest {
     static void assertRoundTrip(HostSnapshot s) throws InvalidConfigException {
         PolicyResult defaults = PolicyEngine.evaluate(s, Optional.empty(), IDS);
         ConfigFile.Loaded loaded = ConfigFile.parse("suggested", SuggestedConfig.yaml(s, defaults, IDS));
-        PolicyResult configured = PolicyEngine.evaluate(s, Optional.of(loaded.permittedHostDevices()), IDS);
+        PolicyResult configured = PolicyEngine.evaluate(s, Optional.of(loaded.permittedHostDevices().orElseThrow()), IDS);
         assertThat(loaded.warnings()).isEmpty();
         assertThat(configured.problems()).isEmpty();
         assertThat(configured.desiredState()).isEqualTo(defaults.desiredState());
@@ -96,7 +96,7 @@ class SuggestedConfigTest {
                   pciHostDevices:
                     # I350 Ethernet Controller Virtual Function on vfio-pci: 0000:05:10.0
                 """);
-        assertThat(ConfigFile.parse("suggested", yaml).permittedHostDevices().pciHostDevices()).isEmpty();
+        assertThat(ConfigFile.parse("suggested", yaml).permittedHostDevices().orElseThrow().pciHostDevices()).isEmpty();
     }
 
     @Test

@@ -3,9 +3,11 @@ package io.vfiodp.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.vfiodp.health.ServedHost;
 import io.vfiodp.plugin.ResourceStatus;
 import io.vfiodp.policy.ResourceName;
+import io.vfiodp.policy.config.LocalConfig;
+import io.vfiodp.serve.NodePass;
+import io.vfiodp.serve.ServedHost;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -46,7 +49,8 @@ class MetricsEndpointsTest {
     private void serveT4Numa() throws Exception {
         PrometheusRegistry registry = new PrometheusRegistry();
         ServingMetrics metrics = new ServingMetrics(registry, "vfio-device-plugin 1.2.3", Clock.fixed(NOW, ZoneOffset.UTC));
-        served = ServedHost.start(T4_NUMA, temp, Duration.ofHours(1), metrics, s -> new TimedSource(s, metrics));
+        served = ServedHost.start(T4_NUMA, temp, Duration.ofHours(1), metrics,
+                policy -> new NodePass(LocalConfig.of(Optional.empty()), Optional.empty(), policy, metrics, System::nanoTime));
         served.kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
         served.kubelet.watch(T4).awaitUpdates(1, WAIT);
         server = MetricsServer.start(new InetSocketAddress("127.0.0.1", 0), registry, metrics, served.runtime.loop()::status, WAIT);
@@ -100,7 +104,7 @@ class MetricsEndpointsTest {
         served.kubelet.restart();
         served.kubelet.awaitRegistrations(List.of(T4), 2, WAIT);
 
-        assertThat(metricLines("vfio_dp_re")).containsExactly(
+        assertThat(metricLines("vfio_dp_re").stream().filter(l -> l.contains("registrations_total"))).containsExactly(
                 "vfio_dp_registrations_total{resource=\"nvidia.com/TU104GL_TESLA_T4\"} 2.0",
                 "vfio_dp_reregistrations_total{resource=\"nvidia.com/TU104GL_TESLA_T4\"} 1.0");
     }
@@ -124,6 +128,37 @@ class MetricsEndpointsTest {
         assertThat(metricLines("vfio_dp_health_transitions_total")).containsExactly(
                 "vfio_dp_health_transitions_total{health=\"Unhealthy\",reason=\"IOMMU group 24: /dev/vfio/24 missing\","
                         + "resource=\"nvidia.com/TU104GL_TESLA_T4\"} 1.0");
+    }
+
+    @Test
+    void eachResourceSaysWhetherTheKubeletAcceptedIt() throws Exception {
+        ResourceStatus waiting = new ResourceStatus(ResourceName.of(T4), temp.resolve("x.sock"), true, false, 4, 3, 0);
+        ResourceStatus registered = new ResourceStatus(ResourceName.of("nvidia.com/22a3"), temp.resolve("y.sock"), true, true, 1, 1, 1);
+        serveStatus(() -> CompletableFuture.completedFuture(List.of(waiting, registered)), WAIT);
+
+        assertThat(metricLines("vfio_dp_resource_registered")).containsExactly(
+                "vfio_dp_resource_registered{resource=\"nvidia.com/22a3\"} 1.0",
+                "vfio_dp_resource_registered{resource=\"nvidia.com/TU104GL_TESLA_T4\"} 0.0");
+    }
+
+    @Test
+    void resourcesNoLongerServedLeaveTheRegistrationGauge() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<List<ResourceStatus>> now = new java.util.concurrent.atomic.AtomicReference<>(
+                List.of(new ResourceStatus(ResourceName.of(T4), temp.resolve("x.sock"), true, true, 4, 4, 1)));
+        serveStatus(() -> CompletableFuture.completedFuture(now.get()), WAIT);
+        metricLines("vfio_dp_resource_registered");
+
+        now.set(List.of());
+
+        assertThat(metricLines("vfio_dp_resource_registered")).isEmpty();
+    }
+
+    @Test
+    void reconcilePassesAreTimed() throws Exception {
+        serveT4Numa();
+
+        assertThat(metricLines("vfio_dp_reconcile_duration_seconds_count")).singleElement()
+                .satisfies(l -> assertThat(Double.parseDouble(l.substring(l.indexOf(' ') + 1))).isGreaterThanOrEqualTo(1));
     }
 
     @Test

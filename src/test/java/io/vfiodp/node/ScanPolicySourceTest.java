@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.policy.config.PermittedConfigSource;
+import io.vfiodp.policy.config.LocalConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +27,7 @@ class ScanPolicySourceTest {
     void readsTheDeviceNamesThePolicyNeedsOnceAndAgainWhenItNeedsMore() throws Exception {
         AtomicReference<HostSnapshot> host = new AtomicReference<>(HostSnapshot.EMPTY);
         List<Set<Integer>> loads = new ArrayList<>();
-        ScanPolicySource source = new ScanPolicySource(host::get, PermittedConfigSource.file(Optional.empty()), vendors -> {
+        ScanPolicySource source = new ScanPolicySource(host::get, LocalConfig.of(Optional.empty()), vendors -> {
             loads.add(Set.copyOf(vendors));
             return PciIds.load(Optional.of(bundledCopy()), vendors);
         }, Optional.empty());
@@ -51,7 +51,7 @@ class ScanPolicySourceTest {
         HostSnapshot t4 = scan("t4-numa");
         TargetState whole = new ScanPolicySource(() -> t4, Optional.empty(), PciIds.bundled()).read();
 
-        TargetState filtered = new ScanPolicySource(() -> t4, PermittedConfigSource.file(Optional.empty()),
+        TargetState filtered = new ScanPolicySource(() -> t4, LocalConfig.of(Optional.empty()),
                 vendors -> PciIds.load(Optional.of(bundledCopy()), vendors), Optional.empty()).read();
 
         assertThat(filtered.desired()).isEqualTo(whole.desired());

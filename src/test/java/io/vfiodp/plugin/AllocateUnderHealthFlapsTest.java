@@ -1,7 +1,5 @@
 package io.vfiodp.plugin;
 
-import io.vfiodp.node.TargetState;
-import io.vfiodp.node.ScanPolicySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.ManagedChannel;
@@ -12,10 +10,11 @@ import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
-import io.vfiodp.health.HostTree;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.node.ScanPolicySource;
+import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateResponse;
@@ -24,6 +23,7 @@ import io.vfiodp.proto.deviceplugin.v1beta1.ContainerPreferredAllocationRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.vfiodp.proto.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.PreferredAllocationResponse;
+import io.vfiodp.serve.HostTree;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

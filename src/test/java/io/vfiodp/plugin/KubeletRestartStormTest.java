@@ -1,15 +1,14 @@
 package io.vfiodp.plugin;
 
-import io.vfiodp.node.TargetState;
-import io.vfiodp.node.ScanPolicySource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.vfiodp.health.ServedHost;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.node.ScanPolicySource;
+import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.ExposedDevice;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateRequest;
@@ -17,6 +16,7 @@ import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.vfiodp.proto.deviceplugin.v1beta1.DeviceSpec;
+import io.vfiodp.serve.ServedHost;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -207,7 +207,7 @@ class KubeletRestartStormTest {
     }
 
     private static String expectedAnswer(ExposedDevice d) {
-        return "{PCI_RESOURCE_NVIDIA_COM_GH100H100_SXM5_80GB=" + d.id() + "} [/dev/vfio/vfio, /dev/vfio/" + d.iommuGroup() + "]";
+        return "{PCI_RESOURCE_NVIDIA_COM_GH100_H100_SXM5_80GB=" + d.id() + "} [/dev/vfio/vfio, /dev/vfio/" + d.iommuGroup() + "]";
     }
 
     private static String describe(ContainerAllocateResponse r) {

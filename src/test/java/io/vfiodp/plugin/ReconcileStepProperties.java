@@ -34,7 +34,7 @@ import net.jqwik.api.Provide;
 /**
  * The reconcile step under random histories: targets coming and going, kubelet restarts, sockets
  * removed, servers that fail to start, registrations answered late, in any order, or failed.
- * Played the way {@link ReconcileLoop} plays it (a check before every event, start outcomes fed
+ * Played the way {@link ReconcileLoop} plays it (every event with a look at the files, start outcomes fed
  * back at once), the step keeps its promises whatever happens.
  */
 class ReconcileStepProperties {

@@ -1,8 +1,7 @@
 package io.vfiodp.vgpu;
 
-import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.host.VgpuType;
-
+import io.vfiodp.host.fixtures.Trees;
 import java.io.IOException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -23,17 +22,17 @@ import java.util.stream.Stream;
  * all of that undone. {@code current_vgpu_type}: the VF's creatable list empties and the free
  * siblings' lists shrink to the placed type while the GPU has room for it.
  */
-final class KernelFake implements SysfsWriter {
+public final class KernelFake implements SysfsWriter {
 
     private final Path sys;
     private final Path dev;
     private final Map<Path, String> failures = new HashMap<>();
     private final Map<Path, List<VgpuType>> catalogs = new HashMap<>();
     private final Map<Integer, Integer> perGpu = new HashMap<>();
-    final List<String> writes = new ArrayList<>();
+    public final List<String> writes = new ArrayList<>();
     private int nextGroup = 500;
 
-    KernelFake(Path sys, Path dev) {
+    public KernelFake(Path sys, Path dev) {
         this.sys = sys;
         this.dev = dev;
     }

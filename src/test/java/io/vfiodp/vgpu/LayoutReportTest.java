@@ -1,30 +1,22 @@
 package io.vfiodp.vgpu;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.SysfsScanner;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.io.IOException;
-import java.nio.file.Files;
+import io.vfiodp.policy.config.DesiredMdevTypes;
 import java.nio.file.Path;
-import java.util.Map;
-import java.util.Optional;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class LayoutReportTest {
 
     private static final Path NODE = Path.of("src/test/resources/sysfs-fixtures/t4-vgpu");
     private static final HostSnapshot T4 = new SysfsScanner(NODE.resolve("sys"), NODE.resolve("dev")).scan();
 
-    @TempDir Path tmp;
-
     @Test
-    void inventoryShowsDesiredVersusActualWhenALayoutIsConfigured() throws IOException {
-        Path config = Files.writeString(tmp.resolve("c.yaml"), "mediatedDevicesConfiguration:\n  mediatedDeviceTypes: [GRID_T4-4Q]\n");
-
-        assertThat(LayoutReport.inventorySection(T4, Optional.of(config), Map.of())).contains("""
+    void theTableShowsDesiredVersusActualPerGpu() {
+        assertThat(LayoutReport.table(T4, new DesiredMdevTypes(List.of("GRID_T4-4Q"), true, "mediatedDeviceTypes"))).isEqualTo("""
                 vGPU layout: desired GRID_T4-4Q from mediatedDeviceTypes
                 GPU            KIND   DESIRED                  ACTUAL
                 0000:3b:00.0   mdev   GRID T4-4Q               3 x GRID T4-1Q
@@ -32,11 +24,4 @@ class LayoutReportTest {
                 """);
     }
 
-    @Test
-    void inventoryHasNoLayoutSectionWithoutALayout() throws IOException {
-        Path config = Files.writeString(tmp.resolve("c.yaml"), "permittedHostDevices: {}\n");
-
-        assertThat(LayoutReport.inventorySection(T4, Optional.of(config), Map.of())).isEmpty();
-        assertThat(LayoutReport.inventorySection(T4, Optional.empty(), Map.of())).isEmpty();
-    }
 }

@@ -1,5 +1,7 @@
 package io.vfiodp.vgpu;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -13,17 +15,14 @@ import io.vfiodp.proto.podresources.v1.ListPodResourcesRequest;
 import io.vfiodp.proto.podresources.v1.ListPodResourcesResponse;
 import io.vfiodp.proto.podresources.v1.PodResources;
 import io.vfiodp.proto.podresources.v1.PodResourcesListerGrpc;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The client against a fake kubelet PodResources server on a real unix socket. */
 class PodResourcesClientTest {
@@ -50,19 +49,9 @@ class PodResourcesClientTest {
         return socket;
     }
 
-    static PodResourcesListerGrpc.PodResourcesListerImplBase listing(ListPodResourcesResponse response) {
-        return new PodResourcesListerGrpc.PodResourcesListerImplBase() {
-            @Override
-            public void list(ListPodResourcesRequest request, StreamObserver<ListPodResourcesResponse> observer) {
-                observer.onNext(response);
-                observer.onCompleted();
-            }
-        };
-    }
-
     @Test
     void everyContainersDeviceIdsAreAllocated() throws IOException {
-        Path socket = serve(listing(ListPodResourcesResponse.newBuilder()
+        Path socket = serve(KubeletPodResources.listing(ListPodResourcesResponse.newBuilder()
                 .addPodResources(PodResources.newBuilder().setName("virt-launcher-vm1-abcde").setNamespace("vms")
                         .addContainers(ContainerResources.newBuilder().setName("compute")
                                 .addDevices(ContainerDevices.newBuilder().setResourceName("nvidia.com/GRID_T4-1Q")

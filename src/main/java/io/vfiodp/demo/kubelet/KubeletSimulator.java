@@ -5,39 +5,29 @@ import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.grpc.stub.StreamObserver;
-import io.vfiodp.policy.ResourceName;
-import io.vfiodp.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateResponse;
-import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
-import io.vfiodp.proto.deviceplugin.v1beta1.ContainerPreferredAllocationRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.vfiodp.proto.deviceplugin.v1beta1.DevicePluginOptions;
 import io.vfiodp.proto.deviceplugin.v1beta1.Empty;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
-import io.vfiodp.proto.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegistrationGrpc;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -57,9 +47,6 @@ public final class KubeletSimulator implements AutoCloseable {
 
     public static final String SOCKET = "kubelet.sock";
     public static final String VERSION = "v1beta1";
-    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
-    private static final int S_IFMT = 0170000;
-    private static final int S_IFSOCK = 0140000;
 
     private final Path dir;
     private final EpollEventLoopGroup group;
@@ -68,7 +55,7 @@ public final class KubeletSimulator implements AutoCloseable {
     private final ExecutorService streams;
     private final List<Registration> registrations = new ArrayList<>();
     private final List<String> rejections = new ArrayList<>();
-    private final Map<String, Connection> connections = new HashMap<>();
+    private final PluginConnections connections = new PluginConnections();
     private Server server;
     // Which kubelet run a Register call reached (bumped when one stops), and where the current run's registrations begin.
     private long starts;
@@ -80,8 +67,6 @@ public final class KubeletSimulator implements AutoCloseable {
      * @param options what the plugin's GetDevicePluginOptions answered during Register
      */
     public record Registration(String resourceName, String endpoint, DevicePluginOptions options, Instant at) {}
-
-    private record Connection(ManagedChannel channel, Watch watch) {}
 
     private KubeletSimulator(Path dir) {
         this.dir = dir;
@@ -123,58 +108,37 @@ public final class KubeletSimulator implements AutoCloseable {
                 .addService(new RegistrationGrpc.RegistrationImplBase() {
                     @Override
                     public void register(RegisterRequest request, StreamObserver<Empty> response) {
-                        long start;
-                        synchronized (KubeletSimulator.this) {
-                            start = starts;
-                        }
-                        try {
-                            accept(request, start);
-                            response.onNext(Empty.getDefaultInstance());
-                            response.onCompleted();
-                        } catch (StatusRuntimeException e) {
-                            synchronized (KubeletSimulator.this) {
-                                if (start == starts) rejections.add(e.getStatus().getDescription());
-                                KubeletSimulator.this.notifyAll();
-                            }
-                            response.onError(e);
-                        }
+                        handleRegister(request, response);
                     }
                 })
                 .build()
                 .start();
     }
 
-    private void accept(RegisterRequest request, long start) {
-        if (!VERSION.equals(request.getVersion())) {
-            throw refuse("Unsupported device plugin API version '" + request.getVersion() + "' from " + request.getResourceName() + ", expected " + VERSION);
+    private void handleRegister(RegisterRequest request, StreamObserver<Empty> response) {
+        long start;
+        synchronized (this) {
+            start = starts;
         }
-        Optional<String> bad = ResourceName.problem(request.getResourceName());
-        if (bad.isPresent()) throw refuse("invalid resource name: " + bad.get());
-        String endpoint = request.getEndpoint();
-        if (endpoint.isEmpty() || endpoint.contains("/")) {
-            throw refuse("endpoint '" + endpoint + "' of " + request.getResourceName() + " must be a socket file name in " + dir);
-        }
-        Path socket = dir.resolve(endpoint);
-        if (!isSocket(socket)) throw refuse("endpoint " + socket + " of " + request.getResourceName() + " is not a unix socket");
-        ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-                .channelType(EpollDomainSocketChannel.class)
-                .withOption(ChannelOption.SO_KEEPALIVE, null)
-                .eventLoopGroup(group)
-                .executor(streams)
-                .usePlaintext()
-                .overrideAuthority("localhost")
-                .build();
-        DevicePluginOptions options;
         try {
-            options = DevicePluginGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-                    .getDevicePluginOptions(Empty.getDefaultInstance());
+            accept(request, start);
+            response.onNext(Empty.getDefaultInstance());
+            response.onCompleted();
         } catch (StatusRuntimeException e) {
-            channel.shutdownNow();
-            throw new StatusRuntimeException(Status.UNAVAILABLE.withDescription("cannot reach plugin " + request.getResourceName()
-                    + " at " + socket + ": " + e.getStatus()));
+            synchronized (this) {
+                if (start == starts) rejections.add(e.getStatus().getDescription());
+                notifyAll();
+            }
+            response.onError(e);
         }
+    }
+
+    private void accept(RegisterRequest request, long start) {
+        Path socket = RegistrationRules.endpoint(request, dir);
+        String endpoint = request.getEndpoint();
+        ManagedChannel channel = PluginConnection.dial(socket, group, streams);
+        DevicePluginOptions options = PluginConnection.options(channel, request.getResourceName(), socket);
         Watch watch = new Watch(request.getResourceName());
-        Connection previous;
         synchronized (this) {
             if (start != starts) {
                 // A restarted kubelet is a new process: what its predecessor was answering never reaches it.
@@ -182,26 +146,12 @@ public final class KubeletSimulator implements AutoCloseable {
                 throw new StatusRuntimeException(Status.UNAVAILABLE.withDescription("kubelet restarted while registering "
                         + request.getResourceName()));
             }
-            previous = connections.put(request.getResourceName(), new Connection(channel, watch));
+            connections.put(request.getResourceName(), channel, watch);
             registrations.add(new Registration(request.getResourceName(), endpoint, options, Instant.now()));
             notifyAll();
         }
-        if (previous != null) previous.channel.shutdownNow();
         // Outlives this Register call: detach it from the call's context, which ends when we answer.
         Context.ROOT.run(() -> DevicePluginGrpc.newStub(channel).listAndWatch(Empty.getDefaultInstance(), watch.observer()));
-    }
-
-    private static StatusRuntimeException refuse(String message) {
-        return new StatusRuntimeException(Status.INVALID_ARGUMENT.withDescription(message));
-    }
-
-    private static boolean isSocket(Path p) {
-        try {
-            int mode = (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS);
-            return (mode & S_IFMT) == S_IFSOCK;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     /** Every accepted registration so far, across restarts, in order. */
@@ -237,10 +187,8 @@ public final class KubeletSimulator implements AutoCloseable {
     }
 
     /** The ListAndWatch stream the kubelet holds for {@code resource} since its last registration. */
-    public synchronized Watch watch(String resource) {
-        Connection c = connections.get(resource);
-        if (c == null) throw new IllegalStateException(resource + " is not registered");
-        return c.watch;
+    public Watch watch(String resource) {
+        return connections.watch(resource);
     }
 
     /** Opens one more ListAndWatch stream to {@code resource}'s plugin. */
@@ -256,31 +204,22 @@ public final class KubeletSimulator implements AutoCloseable {
 
     /** The kubelet's GetPreferredAllocation for one container; the plugin's choice. */
     public List<String> preferredAllocation(String resource, List<String> available, List<String> mustInclude, int size) {
-        return stub(resource).getPreferredAllocation(PreferredAllocationRequest.newBuilder()
-                        .addContainerRequests(ContainerPreferredAllocationRequest.newBuilder()
-                                .addAllAvailableDeviceIDs(available)
-                                .addAllMustIncludeDeviceIDs(mustInclude)
-                                .setAllocationSize(size))
-                        .build())
+        return stub(resource).getPreferredAllocation(PluginConnection.preferredRequest(available, mustInclude, size))
                 .getContainerResponses(0).getDeviceIDsList();
     }
 
     /** The kubelet's Allocate: one list of device IDs per container. Throws the plugin's refusal as is. */
     public AllocateResponse allocate(String resource, List<List<String>> containers) {
-        AllocateRequest.Builder b = AllocateRequest.newBuilder();
-        for (List<String> ids : containers) b.addContainerRequests(ContainerAllocateRequest.newBuilder().addAllDevicesIds(ids));
-        return stub(resource).allocate(b.build());
+        return stub(resource).allocate(PluginConnection.allocateRequest(containers));
     }
 
     /** A blocking stub on the plugin connection of {@code resource}, for calls the helpers above do not cover. */
     public DevicePluginGrpc.DevicePluginBlockingStub stub(String resource) {
-        return DevicePluginGrpc.newBlockingStub(channel(resource)).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        return PluginConnection.stub(channel(resource));
     }
 
-    private synchronized ManagedChannel channel(String resource) {
-        Connection c = connections.get(resource);
-        if (c == null) throw new IllegalStateException(resource + " is not registered");
-        return c.channel;
+    private ManagedChannel channel(String resource) {
+        return connections.channel(resource);
     }
 
     /**
@@ -291,7 +230,7 @@ public final class KubeletSimulator implements AutoCloseable {
         stopRegistration();
         dropConnections();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-            for (Path p : entries) if (isSocket(p)) Files.deleteIfExists(p);
+            for (Path p : entries) if (RegistrationRules.isSocket(p)) Files.deleteIfExists(p);
         }
         startRegistration();
     }
@@ -311,20 +250,17 @@ public final class KubeletSimulator implements AutoCloseable {
         }
     }
 
+    private static void shutdown(ExecutorService pool) {
+        pool.shutdownNow();
+        try {
+            pool.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private void dropConnections() {
-        List<Connection> old;
-        synchronized (this) {
-            old = List.copyOf(connections.values());
-            connections.clear();
-        }
-        for (Connection c : old) c.channel.shutdownNow();
-        for (Connection c : old) {
-            try {
-                c.channel.awaitTermination(2, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        connections.dropAll();
     }
 
     /** Stops everything and removes {@code kubelet.sock}. */
@@ -337,20 +273,13 @@ public final class KubeletSimulator implements AutoCloseable {
         } catch (IOException ignored) {
             // netty removes it when the server closes; this only catches a failed start
         }
-        handlers.shutdownNow();
-        streams.shutdownNow();
-        try {
-            handlers.awaitTermination(2, TimeUnit.SECONDS);
-            streams.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        shutdown(handlers);
+        shutdown(streams);
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
     /** The most recent ListAndWatch message for {@code resource}, if it is registered and has sent one. */
-    public synchronized Optional<ListAndWatchResponse> latest(String resource) {
-        Connection c = connections.get(resource);
-        return c == null ? Optional.empty() : c.watch.latest();
+    public Optional<ListAndWatchResponse> latest(String resource) {
+        return connections.latest(resource);
     }
 }

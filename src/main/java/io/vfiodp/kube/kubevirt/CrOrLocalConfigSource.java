@@ -1,32 +1,30 @@
 package io.vfiodp.kube.kubevirt;
 
-import io.vfiodp.policy.config.PermittedConfigSource;
+import io.vfiodp.policy.config.ConfigSource;
+import io.vfiodp.policy.config.LocalConfig;
 import java.util.List;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The KubeVirt CR's {@code permittedHostDevices} while the CR has them, otherwise the local
- * configuration (the {@code --config} file or the default policy). The watcher's thread hands in
- * each new reading; policy passes read the latest one. Each switch between the two is logged once.
+ * KubeVirt's rule of precedence, block by block: the CR's {@code permittedHostDevices} while the CR
+ * has them, otherwise the local configuration (the {@code --config} file or the default policy);
+ * the CR's {@code mediatedDevicesConfiguration} while it names types for this node, otherwise the
+ * file's. The local file is read only when a block is needed from it, so a broken file does not
+ * fail passes while the CR is in force. The watcher's thread hands in each new reading; passes read
+ * the latest one. Each switch between the two is logged once.
  */
-final class CrOrLocalConfigSource implements PermittedConfigSource {
+final class CrOrLocalConfigSource implements ConfigSource {
 
     private static final Logger LOG = LoggerFactory.getLogger(CrOrLocalConfigSource.class);
 
-    private final PermittedConfigSource local;
-    private final String localDescription;
+    private final LocalConfig local;
     private volatile KubeVirtConfig latest;
     private volatile String lastOrigin;
 
-    /**
-     * @param localDescription how to name the local configuration without reading it
-     *                         ({@code --config /etc/x.yaml} or {@code default policy})
-     */
-    CrOrLocalConfigSource(PermittedConfigSource local, String localDescription) {
+    CrOrLocalConfigSource(LocalConfig local) {
         this.local = Objects.requireNonNull(local, "local");
-        this.localDescription = Objects.requireNonNull(localDescription, "localDescription");
     }
 
     void update(KubeVirtConfig config) {
@@ -35,25 +33,39 @@ final class CrOrLocalConfigSource implements PermittedConfigSource {
 
     @Override
     public Current current() {
-        if (latest instanceof KubeVirtConfig.FromCr cr && cr.permittedHostDevices().isPresent()) {
+        KubeVirtConfig now = latest;
+        if (now instanceof KubeVirtConfig.FromCr cr && cr.permittedHostDevices().isPresent()) {
             String origin = "KubeVirt CR " + cr.source();
-            if (!origin.equals(lastOrigin)) {
-                LOG.info("permitted host devices now come from {}{}", origin,
-                        localDescription.equals(Current.DEFAULT_POLICY.origin()) ? "" : "; it takes precedence over " + localDescription);
-                lastOrigin = origin;
-            }
-            return new Current(origin, cr.permittedHostDevices(), List.of());
+            logSwitch(origin, now);
+            return new Current(origin, cr.permittedHostDevices(), layout(cr, origin), List.of());
         }
-        if (!localDescription.equals(lastOrigin)) {
-            if (lastOrigin != null || latest != null) {
-                LOG.info("permitted host devices now come from {} ({})", localDescription, switch (latest) {
-                    case null -> "the KubeVirt CR has not been read yet";
-                    case KubeVirtConfig.NoCr n -> "there is no KubeVirt CR";
-                    case KubeVirtConfig.FromCr c -> "KubeVirt CR " + c.source() + " has no permittedHostDevices";
-                });
-            }
-            lastOrigin = localDescription;
+        logSwitch(local.description(), now);
+        Current fromFile = local.current();
+        return now instanceof KubeVirtConfig.FromCr cr && !cr.mdevTypes().types().isEmpty()
+                ? new Current(fromFile.origin(), fromFile.permitted(), fromCr(cr, "KubeVirt CR " + cr.source()), fromFile.warnings())
+                : fromFile;
+    }
+
+    private LayoutSetting layout(KubeVirtConfig.FromCr cr, String origin) {
+        return cr.mdevTypes().types().isEmpty() ? local.layout() : fromCr(cr, origin);
+    }
+
+    private static LayoutSetting fromCr(KubeVirtConfig.FromCr cr, String origin) {
+        return new LayoutSetting.Desired(cr.mdevTypes(), origin);
+    }
+
+    private void logSwitch(String origin, KubeVirtConfig now) {
+        if (origin.equals(lastOrigin)) return;
+        if (origin.startsWith("KubeVirt CR ")) {
+            LOG.info("permitted host devices now come from {}{}", origin,
+                    local.description().equals(Current.DEFAULT_POLICY.origin()) ? "" : "; it takes precedence over " + local.description());
+        } else if (lastOrigin != null || now != null) {
+            LOG.info("permitted host devices now come from {} ({})", origin, switch (now) {
+                case null -> "the KubeVirt CR has not been read yet";
+                case KubeVirtConfig.NoCr n -> "there is no KubeVirt CR";
+                case KubeVirtConfig.FromCr c -> "KubeVirt CR " + c.source() + " has no permittedHostDevices";
+            });
         }
-        return local.current();
+        lastOrigin = origin;
     }
 }

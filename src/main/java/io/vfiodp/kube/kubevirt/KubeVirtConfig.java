@@ -1,5 +1,6 @@
 package io.vfiodp.kube.kubevirt;
 
+import io.vfiodp.policy.config.DesiredMdevTypes;
 import io.vfiodp.policy.config.PermittedHostDevices;
 import java.util.Objects;
 import java.util.Optional;

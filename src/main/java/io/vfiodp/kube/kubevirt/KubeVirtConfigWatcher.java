@@ -1,19 +1,18 @@
 package io.vfiodp.kube.kubevirt;
 
-import io.vfiodp.kube.SupervisedInformer;
-import io.vfiodp.triggers.Backoff;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vfiodp.kube.SupervisedInformer;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
 import io.vfiodp.policy.config.MediatedHostDevice;
 import io.vfiodp.policy.config.PciHostDevice;
+import io.vfiodp.triggers.Backoff;
+import io.vfiodp.triggers.Worker;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -43,34 +42,53 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
 
     private final Optional<String> nodeName;
     private final Consumer<KubeVirtConfig> listener;
-    private final ScheduledExecutorService executor;
+    private final Runnable labelsChanged;
+    private final Consumer<Boolean> crReadable;
+    private final Worker executor;
     private final SupervisedInformer<KubeVirt> kubevirts;
     private final Optional<SupervisedInformer<Node>> node;
 
     private final CompletableFuture<Void> firstSettled = new CompletableFuture<>();
-    private Map<String, String> nodeLabels = Map.of();
+    private volatile Map<String, String> nodeLabels = Map.of();
     private KubeVirtConfig last;
     private List<CrRef> warnedIgnored = List.of();
     private boolean warnedNodeMissing;
     private boolean warnedNoNodeName;
 
     KubeVirtConfigWatcher(KubernetesClient client, Optional<String> nodeName, Consumer<KubeVirtConfig> listener, Backoff backoff) {
+        this(client, nodeName, listener, () -> { }, readable -> { }, backoff);
+    }
+
+    KubeVirtConfigWatcher(KubernetesClient client, Optional<String> nodeName, Consumer<KubeVirtConfig> listener,
+            Consumer<Boolean> crReadable, Backoff backoff) {
+        this(client, nodeName, listener, () -> { }, crReadable, backoff);
+    }
+
+    /**
+     * @param labelsChanged runs (on this watcher's thread) when this node's labels change, after any new configuration
+     * @param crReadable    told, on this watcher's thread, after each attempt to list or watch the CRs
+     *                      whether the configuration can follow them (a 404 before any CR counts as readable: no KubeVirt)
+     */
+    KubeVirtConfigWatcher(KubernetesClient client, Optional<String> nodeName, Consumer<KubeVirtConfig> listener, Runnable labelsChanged,
+            Consumer<Boolean> crReadable, Backoff backoff) {
         Objects.requireNonNull(client, "client");
+        this.crReadable = Objects.requireNonNull(crReadable, "crReadable");
         this.nodeName = nodeName.filter(n -> !n.isBlank());
         this.listener = Objects.requireNonNull(listener, "listener");
-        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "kubevirt-config-watch");
-            t.setDaemon(true);
-            return t;
-        });
+        this.labelsChanged = Objects.requireNonNull(labelsChanged, "labelsChanged");
+        this.executor = Worker.start("kubevirt-config-watch");
         this.kubevirts = new SupervisedInformer<>("KubeVirt CRs (kubevirts.kubevirt.io, all namespaces)",
                 "list and watch on kubevirts.kubevirt.io",
                 "the kubevirts.kubevirt.io API is not served: is KubeVirt installed?",
+                () -> last instanceof KubeVirtConfig.FromCr cr ? "keeping the configuration of KubeVirt CR " + cr.source() + " in force"
+                        : "serving the local policy (--config file or defaults) meanwhile",
                 () -> client.resources(KubeVirt.class).inAnyNamespace().runnableInformer(0),
                 this::recompute, executor, backoff);
         this.node = this.nodeName.map(name -> new SupervisedInformer<>("node " + name,
                 "list and watch on nodes",
                 "the nodes API is not served",
+                () -> nodeLabels.isEmpty() ? "nodeMediatedDeviceTypes entries are matched against no labels meanwhile"
+                        : "nodeMediatedDeviceTypes entries are matched against the labels read last",
                 () -> client.nodes().withName(name).runnableInformer(0),
                 this::recompute, executor, backoff));
     }
@@ -95,13 +113,28 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
     private void recompute() {
         // A 404 once a CR was in force is an API server that does not serve the CRD yet (a restarted
         // replica), not KubeVirt being uninstalled: uninstalling deletes the CRs first, and the watch says so.
-        if (!kubevirts.synced() && (!kubevirts.absent() || last instanceof KubeVirtConfig.FromCr)) {
+        boolean unreadable = !kubevirts.synced() && (!kubevirts.absent() || last instanceof KubeVirtConfig.FromCr);
+        if (kubevirts.settled()) crReadable.accept(!unreadable);
+        if (unreadable) {
             if (kubevirts.settled()) firstSettled.complete(null);
             return;
         }
         if (node.isPresent() && !node.get().settled()) return;
+        Map<String, String> labelsBefore = nodeLabels;
         node.filter(SupervisedInformer::synced).ifPresent(n -> nodeLabels = labelsOf(n.items()));
+        try {
+            emit();
+        } finally {
+            if (!nodeLabels.equals(labelsBefore)) labelsChanged.run();
+        }
+    }
 
+    /** This node's labels as last read (none without a node name, or before the node was read). */
+    public Map<String, String> nodeLabels() {
+        return nodeLabels;
+    }
+
+    private void emit() {
         ActiveKubeVirt.Selection selection = ActiveKubeVirt.select(kubevirts.items());
         warnAboutIgnored(selection);
         KubeVirtConfig config = selection.active()
@@ -173,19 +206,14 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
     @Override
     public void close() {
         try {
-            executor.submit(() -> {
+            CompletableFuture.runAsync(() -> {
                 kubevirts.close();
                 node.ifPresent(SupervisedInformer::close);
-            }).get(5, TimeUnit.SECONDS);
+            }, executor).get(5, TimeUnit.SECONDS);
         } catch (Exception e) {
             if (e instanceof InterruptedException) Thread.currentThread().interrupt();
             LOG.debug("closing informers", e);
         }
-        executor.shutdownNow();
-        try {
-            executor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        executor.close();
     }
 }

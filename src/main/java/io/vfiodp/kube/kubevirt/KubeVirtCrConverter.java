@@ -2,7 +2,12 @@ package io.vfiodp.kube.kubevirt;
 
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
 import io.vfiodp.kube.kubevirt.model.KubeVirtConfiguration;
+import io.vfiodp.kube.kubevirt.model.MediatedDevicesConfiguration;
+import io.vfiodp.kube.kubevirt.model.NodeMediatedDeviceTypes;
 import io.vfiodp.kube.kubevirt.model.PermittedHostDevices;
+import io.vfiodp.policy.config.DesiredMdevTypes;
+import io.vfiodp.policy.config.MdevTypesForNode;
+import io.vfiodp.policy.config.MediatedDevicesConfig;
 import io.vfiodp.policy.config.MediatedHostDevice;
 import io.vfiodp.policy.config.PciHostDevice;
 import java.util.ArrayList;
@@ -26,7 +31,7 @@ final class KubeVirtCrConverter {
         if (conf == null) return new KubeVirtConfig.FromCr(ref, Optional.empty(), DesiredMdevTypes.NONE);
         return new KubeVirtConfig.FromCr(ref,
                 Optional.ofNullable(conf.getPermittedHostDevices()).map(KubeVirtCrConverter::permitted),
-                MdevTypesForNode.resolve(conf.getMediatedDevicesConfiguration(), nodeLabels));
+                MdevTypesForNode.resolve(mediated(conf.getMediatedDevicesConfiguration()), nodeLabels));
     }
 
     static io.vfiodp.policy.config.PermittedHostDevices permitted(PermittedHostDevices p) {
@@ -42,6 +47,16 @@ final class KubeVirtCrConverter {
                     : new MediatedHostDevice(d.getMdevNameSelector(), d.getResourceName(), Boolean.TRUE.equals(d.getExternalResourceProvider())));
         }
         return new io.vfiodp.policy.config.PermittedHostDevices(pci, mdev);
+    }
+
+    /** The CR's {@code mediatedDevicesConfiguration} as the records {@link MdevTypesForNode} reads, or null when there is none. */
+    static MediatedDevicesConfig mediated(MediatedDevicesConfiguration m) {
+        if (m == null) return null;
+        List<MediatedDevicesConfig.NodeTypes> perNode = m.getNodeMediatedDeviceTypes() == null ? null : new ArrayList<>();
+        for (NodeMediatedDeviceTypes n : orEmpty(m.getNodeMediatedDeviceTypes())) {
+            perNode.add(n == null ? null : new MediatedDevicesConfig.NodeTypes(n.getNodeSelector(), n.getMediatedDeviceTypes(), n.getMediatedDevicesTypes()));
+        }
+        return new MediatedDevicesConfig(m.getMediatedDeviceTypes(), m.getMediatedDevicesTypes(), perNode, Optional.ofNullable(m.getEnabled()));
     }
 
     private static <T> List<T> orEmpty(List<T> list) {

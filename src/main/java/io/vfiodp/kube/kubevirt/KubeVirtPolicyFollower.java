@@ -1,10 +1,13 @@
 package io.vfiodp.kube.kubevirt;
 
-import io.vfiodp.kube.NodeEventRecorder;
-import io.vfiodp.triggers.Backoff;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.vfiodp.metrics.PluginMetrics;
-import io.vfiodp.policy.config.PermittedConfigSource;
+import io.vfiodp.kube.ConfigProblemReporter;
+import io.vfiodp.kube.NodeEventRecorder;
+import io.vfiodp.metrics.ServingMetrics;
+import io.vfiodp.policy.config.ConfigSource;
+import io.vfiodp.policy.config.LocalConfig;
+import io.vfiodp.triggers.Backoff;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -14,13 +17,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code serve --kubevirt auto}: follows the KubeVirt CR and makes every change of its
- * configuration ask for one policy pass, and reports configuration problems with Node Events.
+ * {@code serve} with the Kubernetes API: follows the KubeVirt CR and this node's labels, makes
+ * every change ask for one pass, and reports configuration problems with Node Events.
  *
- * <p>Use: {@link #start}, build the plugin on {@link #configs()} and {@link #problems()}, then
- * {@link #attach} the plugin's rescan trigger. Start waits briefly for the first reading of the
- * CR (or the first failure to read it), so that the plugin does not register the local
- * configuration's resources only to replace them a moment later.
+ * <p>Use: {@link #start}, build the passes on {@link #configs()} and {@link #problems()}, then
+ * {@link #attach} the rescan trigger. Start waits briefly for the first reading of the CR (or the
+ * first failure to read it), so that the plugin does not register the local configuration's
+ * resources only to replace them a moment later.
  */
 public final class KubeVirtPolicyFollower implements AutoCloseable {
 
@@ -31,30 +34,29 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
     private final Optional<NodeEventRecorder> events;
     private final KubeVirtConfigWatcher watcher;
     private volatile Runnable rescan = () -> { };
-    private volatile KubeVirtConfig latest = new KubeVirtConfig.NoCr();
 
-    private KubeVirtPolicyFollower(KubernetesClient client, Optional<String> nodeName, PermittedConfigSource local,
-            String localDescription, PluginMetrics metrics, Backoff backoff) {
-        this.configs = new CrOrLocalConfigSource(local, localDescription);
+    private KubeVirtPolicyFollower(KubernetesClient client, Optional<String> nodeName, Optional<Path> configFile,
+            ServingMetrics metrics, Backoff backoff) {
         this.events = nodeName.filter(n -> !n.isBlank()).map(n -> new NodeEventRecorder(client, n));
         this.problems = new ConfigProblemReporter(events, metrics);
-        this.watcher = new KubeVirtConfigWatcher(client, nodeName, this::changed, backoff);
+        this.watcher = new KubeVirtConfigWatcher(client, nodeName, this::changed, () -> rescan.run(), metrics::kubevirtCrReadable, backoff);
+        this.configs = new CrOrLocalConfigSource(new LocalConfig(configFile, watcher::nodeLabels));
     }
 
     /**
      * Starts watching and waits up to {@code firstReadingWait} for the first reading of the CR.
      *
-     * @param local            the {@code --config} file or the default policy, used while the CR has no permittedHostDevices
-     * @param localDescription how logs name {@code local}
+     * @param configFile the {@code --config} file (or none: the default policy), for what the CR does not say;
+     *                   its {@code nodeMediatedDeviceTypes} are matched against the labels this follower watches
      */
-    public static KubeVirtPolicyFollower start(KubernetesClient client, Optional<String> nodeName, PermittedConfigSource local,
-            String localDescription, PluginMetrics metrics, Duration firstReadingWait) {
-        return start(client, nodeName, local, localDescription, metrics, firstReadingWait, KubeVirtConfigWatcher.RETRY);
+    public static KubeVirtPolicyFollower start(KubernetesClient client, Optional<String> nodeName, Optional<Path> configFile,
+            ServingMetrics metrics, Duration firstReadingWait) {
+        return start(client, nodeName, configFile, metrics, firstReadingWait, KubeVirtConfigWatcher.RETRY);
     }
 
-    static KubeVirtPolicyFollower start(KubernetesClient client, Optional<String> nodeName, PermittedConfigSource local,
-            String localDescription, PluginMetrics metrics, Duration firstReadingWait, Backoff backoff) {
-        KubeVirtPolicyFollower f = new KubeVirtPolicyFollower(client, nodeName, local, localDescription, metrics, backoff);
+    static KubeVirtPolicyFollower start(KubernetesClient client, Optional<String> nodeName, Optional<Path> configFile,
+            ServingMetrics metrics, Duration firstReadingWait, Backoff backoff) {
+        KubeVirtPolicyFollower f = new KubeVirtPolicyFollower(client, nodeName, configFile, metrics, backoff);
         if (f.events.isEmpty()) {
             LOG.info("no node name (--node-name / NODE_NAME): configuration problems are logged and counted, not posted as Node events");
         }
@@ -64,7 +66,7 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
             f.watcher.firstSettled().get(firstReadingWait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             LOG.warn("KubeVirt CR not read within {}: starting with {}; the CR takes over once it is read", firstReadingWait,
-                    localDescription);
+                    LocalConfig.of(configFile).description());
         } catch (ExecutionException e) {
             throw new IllegalStateException("KubeVirt CR watcher failed to start", e.getCause());
         } catch (InterruptedException e) {
@@ -74,7 +76,6 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
     }
 
     private void changed(KubeVirtConfig config) {
-        latest = config;
         configs.update(config);
         rescan.run();
     }
@@ -84,28 +85,19 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
         return events;
     }
 
-    /** The configuration each policy pass should use: the CR's, or the local one. */
-    public PermittedConfigSource configs() {
+    /** The configuration each pass should use: block by block, the CR's or the local one. */
+    public ConfigSource configs() {
         return configs;
     }
 
-    /**
-     * The CR's {@code mediatedDevicesConfiguration} resolved for this node, when the CR in force
-     * lists types for it; empty when there is no CR or it requests none (then {@code --config} may).
-     */
-    public Optional<DesiredMdevTypes> mdevTypes() {
-        return latest instanceof KubeVirtConfig.FromCr cr && !cr.mdevTypes().types().isEmpty()
-                ? Optional.of(cr.mdevTypes()) : Optional.empty();
-    }
-
-    /** Where each policy pass's configuration problems go: log once, Node Event, metric. */
+    /** Where each pass's configuration problems go: log once, Node Event, metric. */
     public ConfigProblemReporter problems() {
         return problems;
     }
 
     /**
-     * From now on each configuration change calls {@code rescan} (which must only enqueue), and
-     * calls it once now for a change that came in while the plugin was starting.
+     * From now on each change of the CR or of this node's labels calls {@code rescan} (which must only
+     * enqueue), and calls it once now for a change that came in while the plugin was starting.
      */
     public void attach(Runnable rescan) {
         this.rescan = rescan;

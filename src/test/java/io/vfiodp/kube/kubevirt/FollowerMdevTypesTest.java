@@ -1,22 +1,23 @@
 package io.vfiodp.kube.kubevirt;
 
-import io.vfiodp.kube.MockKubeApi;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
-import io.vfiodp.metrics.PluginMetrics;
-import io.vfiodp.policy.config.PermittedConfigSource;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
+import io.vfiodp.metrics.ServingMetrics;
+import io.vfiodp.policy.config.ConfigSource.LayoutSetting;
+import io.vfiodp.policy.config.DesiredMdevTypes;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /** What {@code serve --manage-vgpus} reads from the CR: the node's resolved mdev types. */
 class FollowerMdevTypesTest {
@@ -45,9 +46,9 @@ class FollowerMdevTypesTest {
                 status: {phase: Deployed}
                 """.formatted(mediatedDevicesConfiguration), KubeVirt.class)).create();
         client = MockKubeApi.clientFor(api.port());
-        follower = KubeVirtPolicyFollower.start(client, Optional.of("gpu-node-1"), PermittedConfigSource.file(Optional.empty()),
-                "default policy", new PluginMetrics(new PrometheusRegistry()), Duration.ofSeconds(10));
-        return follower.mdevTypes();
+        follower = KubeVirtPolicyFollower.start(client, Optional.of("gpu-node-1"), Optional.empty(),
+                new ServingMetrics(new PrometheusRegistry(), "test", Clock.systemUTC()), Duration.ofSeconds(10));
+        return follower.configs().current().layout() instanceof LayoutSetting.Desired d ? Optional.of(d.types()) : Optional.empty();
     }
 
     @Test

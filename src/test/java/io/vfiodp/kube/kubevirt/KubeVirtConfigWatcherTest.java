@@ -1,8 +1,5 @@
 package io.vfiodp.kube.kubevirt;
 
-import io.vfiodp.kube.TcpProxy;
-import io.vfiodp.kube.MockKubeApi;
-import io.vfiodp.triggers.Backoff;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,10 +7,14 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.vfiodp.kube.MockKubeApi;
+import io.vfiodp.kube.TcpProxy;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
 import io.vfiodp.kube.kubevirt.model.KubeVirtStatus;
+import io.vfiodp.policy.config.DesiredMdevTypes;
 import io.vfiodp.policy.config.MediatedHostDevice;
 import io.vfiodp.policy.config.PciHostDevice;
+import io.vfiodp.triggers.Backoff;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -282,6 +283,39 @@ class KubeVirtConfigWatcherTest {
 
         assertThat(config.permittedHostDevices().orElseThrow().pciHostDevices()).containsExactly(T4_ENTRY);
         assertThat(api.server().getRequestCount()).isGreaterThanOrEqualTo(4);
+    }
+
+    @Test
+    void readabilityFollowsTheAnswersToTheCrList() throws Exception {
+        api = MockKubeApi.start().withKubeVirtCrd();
+        create(KubeVirtCrs.cr("kubevirt", "kubevirt", T4));
+        api.server().expect().get().withPath("/apis/kubevirt.io/v1/kubevirts?resourceVersion=0")
+                .andReturn(403, new StatusBuilder().withCode(403).withReason("Forbidden").withMessage("forbidden").build())
+                .once();
+        java.util.concurrent.LinkedBlockingQueue<Boolean> readable = new java.util.concurrent.LinkedBlockingQueue<>();
+        watcherClient = MockKubeApi.clientFor(api.port());
+        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, readable::add, FAST);
+        watcher.start();
+
+        recorder.nextFromCr();
+
+        assertThat(readable.poll(10, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+        assertThat(readable.poll(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void apiWithoutKubeVirtIsReadableAsNoCr() throws Exception {
+        api = MockKubeApi.start();
+        api.server().expect().get().withPath("/apis/kubevirt.io/v1/kubevirts?resourceVersion=0")
+                .andReturn(404, new StatusBuilder().withCode(404).withReason("NotFound").withMessage("the server could not find the requested resource").build())
+                .always();
+        java.util.concurrent.LinkedBlockingQueue<Boolean> readable = new java.util.concurrent.LinkedBlockingQueue<>();
+        watcherClient = MockKubeApi.clientFor(api.port());
+        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, readable::add, FAST);
+        watcher.start();
+
+        assertThat(recorder.next()).isEqualTo(new KubeVirtConfig.NoCr());
+        assertThat(readable.poll(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
+import io.vfiodp.policy.config.DesiredMdevTypes;
 import io.vfiodp.policy.config.MediatedHostDevice;
 import io.vfiodp.policy.config.PciHostDevice;
 import java.io.IOException;

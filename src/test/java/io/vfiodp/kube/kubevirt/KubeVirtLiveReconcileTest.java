@@ -1,7 +1,5 @@
 package io.vfiodp.kube.kubevirt;
 
-import io.vfiodp.kube.TcpProxy;
-import io.vfiodp.kube.MockKubeApi;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Event;
@@ -9,24 +7,27 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.kube.kubevirt.model.KubeVirt;
-import io.vfiodp.kube.kubevirt.model.PermittedHostDevices;
-import io.vfiodp.metrics.PluginMetrics;
-import io.vfiodp.metrics.PluginMetricsTestSupport;
-import io.vfiodp.plugin.PluginRuntime;
-import io.vfiodp.plugin.PluginSettings;
-import io.vfiodp.node.ScanPolicySource;
-import io.vfiodp.plugin.SocketNames;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.host.PciIds;
+import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.kube.ConfigProblemReporter;
+import io.vfiodp.kube.MockKubeApi;
+import io.vfiodp.kube.TcpProxy;
+import io.vfiodp.kube.kubevirt.model.KubeVirt;
+import io.vfiodp.kube.kubevirt.model.PermittedHostDevices;
+import io.vfiodp.metrics.MetricsTestSupport;
+import io.vfiodp.metrics.ServingMetrics;
+import io.vfiodp.node.ScanPolicySource;
+import io.vfiodp.plugin.PluginRuntime;
+import io.vfiodp.plugin.PluginSettings;
+import io.vfiodp.plugin.SocketNames;
 import io.vfiodp.policy.ResourceName;
-import io.vfiodp.policy.config.PermittedConfigSource;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -88,8 +89,8 @@ class KubeVirtLiveReconcileTest {
         Path node = FIXTURES.resolve(fixture);
         kubelet = KubeletSimulator.start(dir);
         pluginClient = MockKubeApi.clientFor(port);
-        follower = KubeVirtPolicyFollower.start(pluginClient, Optional.of(NODE), PermittedConfigSource.file(Optional.empty()),
-                "default policy", new PluginMetrics(registry), firstReadingWait, KubeVirtConfigWatcherTest.FAST);
+        follower = KubeVirtPolicyFollower.start(pluginClient, Optional.of(NODE), Optional.empty(),
+                new ServingMetrics(registry, "test", Clock.systemUTC()), firstReadingWait, KubeVirtConfigWatcherTest.FAST);
         ScanPolicySource source = new ScanPolicySource(new SysfsScanner(node.resolve("sys"), node.resolve("dev"))::scan,
                 follower.configs(), vendors -> pciIds, Optional.of(follower.problems()::report));
         runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)), source);
@@ -305,7 +306,7 @@ class KubeVirtLiveReconcileTest {
                         + " pciVendorSelector must be VVVV:DDDD, the vendor and device id in hex (e.g. 10DE:1EB8)",
                 "KubeVirt CR kubevirt/kubevirt: pciHostDevices[2] (pciVendorSelector '8086:0A54', resourceName 'NVME') skipped:"
                         + " resource name 'NVME' has no domain prefix: write it as <domain>/<name>, e.g. nvidia.com/NVME");
-        assertThat(PluginMetricsTestSupport.entryErrors(registry)).isEqualTo(Map.of(
+        assertThat(MetricsTestSupport.entryErrors(registry)).isEqualTo(Map.of(
                 "malformed_selector/pciHostDevices[1]", 1.0, "missing_domain/pciHostDevices[2]", 1.0));
         assertThat(registeredNames()).containsExactly(T4);
     }

@@ -2,9 +2,6 @@ package io.vfiodp.kube.kubevirt;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.host.HostSnapshot;
@@ -12,8 +9,9 @@ import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.inventory.SuggestedConfig;
+import io.vfiodp.kube.ConfigProblemReporter;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
-import io.vfiodp.metrics.PluginMetrics.EntryErrorLabels;
+import io.vfiodp.metrics.ServingMetrics.EntryErrorLabels;
 import io.vfiodp.policy.Decision;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DeviceKind;
@@ -36,6 +34,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.dataformat.yaml.YAMLFactory;
 
 /**
  * Runs every YAML block of docs/permitted-host-devices.md: KubeVirt CR (patches) through the
@@ -91,7 +92,7 @@ class PermittedHostDevicesGuideTest {
     private static PermittedHostDevices fromConfigFile(Example e) throws Exception {
         ConfigFile.Loaded loaded = ConfigFile.parse(e.id() + ".yaml", e.yaml());
         assertThat(loaded.warnings()).as("warnings of " + e.id()).isEmpty();
-        return loaded.permittedHostDevices();
+        return loaded.permittedHostDevices().orElseThrow();
     }
 
     /** resource name → device IDs, as the kubelet would see them. */
@@ -114,7 +115,8 @@ class PermittedHostDevicesGuideTest {
 
         assertThat(examples).hasSize(yamlBlocks);
         assertThat(examples.keySet()).containsExactly("cr-t4-passthrough", "cr-hgx", "cr-t4-mdev", "cr-l40s-vgpu",
-                "config-nvme", "cr-workstation", "cr-mdev-types", "cr-mistakes", "suggested-workstation", "vm-t4-nvme");
+                "config-nvme", "cr-workstation", "cr-mdev-types", "cr-mistakes", "cr-two-providers", "suggested-workstation",
+                "vm-t4-nvme");
     }
 
     @Test
@@ -143,7 +145,7 @@ class PermittedHostDevicesGuideTest {
     @Test
     void hgxDefaultNamesAreTheOnesTheGuideQuotes() {
         assertThat(served(PolicyEngine.evaluate(scan("hgx-8gpu"), Optional.empty(), pciIds)).keySet())
-                .containsExactly("nvidia.com/22a3", "nvidia.com/GH100H100_SXM5_80GB");
+                .containsExactly("nvidia.com/GH100_H100_NVSWITCH", "nvidia.com/GH100_H100_SXM5_80GB");
     }
 
     @Test
@@ -224,6 +226,18 @@ class PermittedHostDevicesGuideTest {
 
         assertThat(guide).contains("InvalidPermittedHostDevice  12s  vfio-device-plugin  KubeVirt CR kubevirt/kubevirt: "
                 + missingDomain.message() + "\n");
+    }
+
+    @Test
+    void twoProvidersExampleServesNothingAndReportsTheExternalEntry() {
+        Example e = example("cr-two-providers");
+        PolicyResult r = run(e, Optional.of(fromCr(e)));
+
+        assertThat(served(r)).isEmpty();
+        assertThat(r.problems()).extracting(ConfigProblemReporter::labels)
+                .containsExactly(new EntryErrorLabels("served_by_kubevirt", "pciHostDevices[1]"));
+        assertThat(r.functions().get(PciAddress.parse("0000:1a:00.0"))).isInstanceOfSatisfying(Decision.Skipped.class,
+                s -> assertThat(s.reason()).endsWith("so KubeVirt's virt-handler serves it"));
     }
 
     @Test

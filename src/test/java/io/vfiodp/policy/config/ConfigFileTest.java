@@ -27,7 +27,7 @@ class ConfigFileTest {
                       resourceName: nvidia.com/GRID_T4-1Q
                       externalResourceProvider: true
                 """);
-        assertThat(loaded.permittedHostDevices()).isEqualTo(new PermittedHostDevices(
+        assertThat(loaded.permittedHostDevices().orElseThrow()).isEqualTo(new PermittedHostDevices(
                 List.of(new PciHostDevice("10DE:1EB8", "nvidia.com/TU104GL_Tesla_T4", true),
                         new PciHostDevice("8086:1520", "intel.com/I350_VF", false)),
                 List.of(new MediatedHostDevice("GRID_T4-1Q", "nvidia.com/GRID_T4-1Q", true))));
@@ -44,7 +44,7 @@ class ConfigFileTest {
                         - vendor: "46f4"
                           product: "0001"
                 """);
-        assertThat(loaded.permittedHostDevices()).isEqualTo(PermittedHostDevices.NONE);
+        assertThat(loaded.permittedHostDevices().orElseThrow()).isEqualTo(PermittedHostDevices.NONE);
         assertThat(loaded.warnings()).isEmpty();
     }
 
@@ -59,7 +59,7 @@ class ConfigFileTest {
                   mediatedDevicesConfiguration:
                     mediatedDeviceTypes: [nvidia-222]
                 """);
-        assertThat(loaded.permittedHostDevices().pciHostDevices()).containsExactly(new PciHostDevice("10DE:1EB8", "", true));
+        assertThat(loaded.permittedHostDevices().orElseThrow().pciHostDevices()).containsExactly(new PciHostDevice("10DE:1EB8", "", true));
         assertThat(loaded.warnings()).containsExactly(
                 "c.yaml line 4: unknown field permittedHostDevices.pciHostDevices[0].resourcename ignored",
                 "c.yaml line 7: unknown field permittedHostDevices.mediatedDevicesConfiguration ignored");
@@ -81,7 +81,7 @@ class ConfigFileTest {
                   pciHostDevices:
                     -
                 """);
-        assertThat(loaded.permittedHostDevices().pciHostDevices()).containsExactly(new PciHostDevice("", "", false));
+        assertThat(loaded.permittedHostDevices().orElseThrow().pciHostDevices()).containsExactly(new PciHostDevice("", "", false));
     }
 
     @Test
@@ -200,7 +200,7 @@ class ConfigFileTest {
     void readsAFileFromDisk(@TempDir Path dir) throws IOException, InvalidConfigException {
         Path file = dir.resolve("c.yaml");
         Files.writeString(file, "permittedHostDevices:\n  mediatedDevices:\n  - mdevNameSelector: A\n    resourceName: x.io/a\n");
-        assertThat(ConfigFile.read(file).permittedHostDevices().mediatedDevices())
+        assertThat(ConfigFile.read(file).permittedHostDevices().orElseThrow().mediatedDevices())
                 .containsExactly(new MediatedHostDevice("A", "x.io/a", false));
     }
 }

@@ -1,0 +1,51 @@
+package io.vfiodp.serve;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vfiodp.kube.ConfigProblemReporter;
+import io.vfiodp.kube.KubeClients;
+import io.vfiodp.kube.NodeEventRecorder;
+import io.vfiodp.kube.kubevirt.KubeVirtPolicyFollower;
+import io.vfiodp.metrics.ServingMetrics;
+import io.vfiodp.node.ScanPolicySource;
+import io.vfiodp.policy.config.ConfigSource;
+import io.vfiodp.policy.config.LocalConfig;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where every pass takes its configuration from, and where its problems go: with a Kubernetes API,
+ * the KubeVirt CR followed live (it wins over {@code --config}, block by block, as KubeVirt's own
+ * rule says) and Events on the node; without one, the {@code --config} file or the default policy,
+ * problems logged and counted.
+ *
+ * @param follower present while the CR is followed; its changes must be {@link KubeVirtPolicyFollower#attach attached} to the rescans
+ */
+record ConfigWiring(ConfigSource configs, ScanPolicySource.ProblemSink problems, Optional<NodeEventRecorder> events,
+                    Optional<KubernetesClient> client, Optional<KubeVirtPolicyFollower> follower) {
+
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
+
+    /** Connects to the API when {@code config} says where it is; what it starts is registered with {@code closer}. */
+    static ConfigWiring start(ServeConfig config, ServingMetrics metrics, Closer closer) {
+        Optional<KubernetesClient> client = Optional.empty();
+        if (config.followKubeVirt() && config.kubeApi().isEmpty()) {
+            log.info("--kubevirt auto: no Kubernetes API configured (not in a pod, no kubeconfig); serving {} only", config.localDescription());
+        }
+        if (config.kubeApi().isPresent()) {
+            try {
+                client = Optional.of(closer.add(KubeClients.standard()));
+            } catch (RuntimeException e) {
+                // a broken kubeconfig must not keep the GPUs from being served
+                log.warn("--kubevirt auto: cannot set up a Kubernetes client ({}); serving {} only", e.getMessage(), config.localDescription());
+            }
+        }
+        if (client.isEmpty()) {
+            return new ConfigWiring(LocalConfig.of(config.config()), new ConfigProblemReporter(Optional.empty(), metrics)::report,
+                    Optional.empty(), Optional.empty(), Optional.empty());
+        }
+        KubeVirtPolicyFollower follower = closer.add(KubeVirtPolicyFollower.start(client.get(), config.nodeName(), config.config(), metrics,
+                ServeConfig.FIRST_CR_READING_WAIT));
+        return new ConfigWiring(follower.configs(), follower.problems()::report, follower.events(), client, Optional.of(follower));
+    }
+}

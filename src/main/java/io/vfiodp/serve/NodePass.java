@@ -1,0 +1,61 @@
+package io.vfiodp.serve;
+
+import io.vfiodp.metrics.ServingMetrics;
+import io.vfiodp.node.NodeStateSource;
+import io.vfiodp.node.ScanPolicySource;
+import io.vfiodp.node.TargetState;
+import io.vfiodp.policy.config.ConfigSource;
+import io.vfiodp.vgpu.VgpuLayoutStep;
+import java.util.Optional;
+import java.util.function.LongSupplier;
+
+/**
+ * One pass of {@code serve}, at start and at every rescan, its steps in order: read the
+ * configuration once (the KubeVirt CR or the {@code --config} file, both blocks), bring the vGPU
+ * layout in line when serve manages it, then scan and apply the policy. The scan metrics time the
+ * reading and the scan, never the layout's sysfs writes.
+ */
+public final class NodePass implements NodeStateSource {
+
+    private final ConfigSource configs;
+    private final Optional<VgpuLayoutStep> layout;
+    private final ScanPolicySource scanPolicy;
+    private final ServingMetrics metrics;
+    private final LongSupplier nanoTime;
+
+    public NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, ServingMetrics metrics,
+                    LongSupplier nanoTime) {
+        this.configs = configs;
+        this.layout = layout;
+        this.scanPolicy = scanPolicy;
+        this.metrics = metrics;
+        this.nanoTime = nanoTime;
+    }
+
+    @Override
+    public TargetState read() {
+        long start = nanoTime.getAsLong();
+        ConfigSource.Current config;
+        try {
+            config = configs.current();
+        } catch (RuntimeException e) {
+            metrics.scanFailed(seconds(nanoTime.getAsLong() - start));
+            throw e;
+        }
+        long reading = nanoTime.getAsLong() - start;
+        layout.ifPresent(step -> step.apply(config.layout()));
+        long scanStart = nanoTime.getAsLong();
+        try {
+            TargetState state = scanPolicy.read(config);
+            metrics.scanSucceeded(seconds(reading + nanoTime.getAsLong() - scanStart));
+            return state;
+        } catch (RuntimeException e) {
+            metrics.scanFailed(seconds(reading + nanoTime.getAsLong() - scanStart));
+            throw e;
+        }
+    }
+
+    private static double seconds(long nanos) {
+        return nanos / 1e9;
+    }
+}

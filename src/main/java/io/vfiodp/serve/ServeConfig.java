@@ -1,0 +1,57 @@
+package io.vfiodp.serve;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Everything {@code serve} is told, parsed: the command line, its environment defaults and where
+ * the Kubernetes API is configured. {@link ServeApp} builds the plugin from it and nothing else.
+ *
+ * @param pciIds          an explicit pci.ids file, else the usual lookup order
+ * @param config          the {@code --config} file, else the default policy
+ * @param followKubeVirt  follow the KubeVirt CR ({@code --kubevirt auto}) when an API is configured
+ * @param kubeApi         where the Kubernetes API is configured ({@code in-cluster service 10.0.0.1}); empty: none is,
+ *                        or {@code --kubevirt off} (the API is never used)
+ * @param metricsAddress  the HTTP endpoints' address as given ({@code [HOST]:PORT}); empty disables them
+ * @param vgpu            the vGPU layout settings; {@code manage} makes serve create and remove vGPUs
+ */
+public record ServeConfig(Path sysfsRoot, Path devRoot, Optional<Path> pciIds, Optional<Path> config, Path devicePluginDir,
+                          boolean followKubeVirt, Optional<String> kubeApi, Optional<String> nodeName, Duration rescanInterval,
+                          String metricsAddress, Vgpu vgpu, String version) {
+
+    /** How long start-up waits for the first reading of the KubeVirt CR before serving the local configuration. */
+    public static final Duration FIRST_CR_READING_WAIT = Duration.ofSeconds(5);
+
+    /**
+     * @param manage             create and remove vGPUs to match the configured layout
+     * @param stateDir           where the record of the vGPUs this plugin made survives restarts
+     * @param podResourcesSocket the kubelet's PodResources socket, asked which vGPUs are in use
+     */
+    public record Vgpu(boolean manage, Path stateDir, Path podResourcesSocket) {
+        public Vgpu {
+            Objects.requireNonNull(stateDir, "stateDir");
+            Objects.requireNonNull(podResourcesSocket, "podResourcesSocket");
+        }
+    }
+
+    public ServeConfig {
+        Objects.requireNonNull(sysfsRoot, "sysfsRoot");
+        Objects.requireNonNull(devRoot, "devRoot");
+        Objects.requireNonNull(pciIds, "pciIds");
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(devicePluginDir, "devicePluginDir");
+        kubeApi = followKubeVirt ? Objects.requireNonNull(kubeApi, "kubeApi") : Optional.empty();
+        nodeName = nodeName.filter(n -> !n.isBlank());
+        Objects.requireNonNull(rescanInterval, "rescanInterval");
+        Objects.requireNonNull(metricsAddress, "metricsAddress");
+        Objects.requireNonNull(vgpu, "vgpu");
+        Objects.requireNonNull(version, "version");
+    }
+
+    /** How logs name the local configuration: {@code --config <file>} or the default naming. */
+    String localDescription() {
+        return config.map(c -> "--config " + c).orElse("the default NVIDIA naming");
+    }
+}

@@ -1,0 +1,43 @@
+package io.vfiodp.serve;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vfiodp.host.HostSnapshot;
+import io.vfiodp.kube.NodeEventRecorder;
+import io.vfiodp.metrics.ServingMetrics;
+import io.vfiodp.vgpu.LayoutEvents;
+import io.vfiodp.vgpu.LayoutExecutor;
+import io.vfiodp.vgpu.LayoutManager;
+import io.vfiodp.vgpu.LayoutPlanner;
+import io.vfiodp.vgpu.NodeLayoutEvents;
+import io.vfiodp.vgpu.PodResourcesClient;
+import io.vfiodp.vgpu.StateFile;
+import io.vfiodp.vgpu.SysfsWriter;
+import io.vfiodp.vgpu.VgpuLayoutStep;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+/** {@code serve --manage-vgpus}: the layout step of every pass, with its state file, the kubelet's PodResources and Node Events. */
+final class VgpuWiring {
+
+    static final Duration POD_RESOURCES_TIMEOUT = Duration.ofSeconds(5);
+
+    private VgpuWiring() {}
+
+    /** The layout step when serve manages vGPUs, else empty; what it starts is registered with {@code closer}. */
+    static Optional<VgpuLayoutStep> start(ServeConfig config, Supplier<HostSnapshot> scan, Optional<KubernetesClient> client,
+                                          Optional<NodeEventRecorder> recorder, ServingMetrics metrics, Closer closer) {
+        if (!config.vgpu().manage()) return Optional.empty();
+        LayoutEvents events = LayoutEvents.NONE;
+        if (client.isPresent() && config.nodeName().isPresent() && recorder.isPresent()) {
+            events = new NodeLayoutEvents(client.get(), config.nodeName().get(), recorder.get());
+        }
+        events = events.alsoStatesTo(metrics::vgpuLayoutState);
+        PodResourcesClient podResources = closer.add(new PodResourcesClient(config.vgpu().podResourcesSocket(), POD_RESOURCES_TIMEOUT));
+        StateFile state = new StateFile(config.vgpu().stateDir());
+        LayoutManager manager = new LayoutManager(scan, podResources::allocated, new LayoutPlanner(() -> UUID.randomUUID().toString()),
+                new LayoutExecutor(config.sysfsRoot(), SysfsWriter.KERNEL, state, events), state, events);
+        return Optional.of(new VgpuLayoutStep(manager));
+    }
+}

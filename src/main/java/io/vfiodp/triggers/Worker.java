@@ -1,0 +1,84 @@
+package io.vfiodp.triggers;
+
+import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One named daemon thread that runs tasks in order, now or later: the plugin's every background
+ * activity runs on one of these, so each has a name in a thread dump and one way to end. Tasks
+ * submitted after {@link #close()} are dropped ({@link #offer} says so); delayed tasks do not
+ * outlive it.
+ */
+public final class Worker implements Executor, AutoCloseable {
+
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
+
+    private final String name;
+    private final ScheduledThreadPoolExecutor executor;
+
+    private Worker(String name) {
+        this.name = name;
+        this.executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+        // a cancelled wake-up must not stay queued for hours (the rescan period), and nothing runs after close
+        executor.setRemoveOnCancelPolicy(true);
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    }
+
+    public static Worker start(String name) {
+        return new Worker(name);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Runs {@code task} on this worker; throws {@link RejectedExecutionException} once closed. */
+    @Override
+    public void execute(Runnable task) {
+        executor.execute(task);
+    }
+
+    /** Runs {@code task} on this worker unless it is closed; false when it is. */
+    public boolean offer(Runnable task) {
+        try {
+            executor.execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    public ScheduledFuture<?> schedule(Runnable task, Duration delay) {
+        return executor.schedule(task, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+    }
+
+    /** Runs {@code task} every {@code period}, the first time one period from now; a run that fails stops nothing. */
+    public ScheduledFuture<?> every(Duration period, Runnable task) {
+        return executor.scheduleWithFixedDelay(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(Worker.class).warn("{}: periodic task failed: {}", name, e.toString());
+            }
+        }, period.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Interrupts what runs, drops what waits, and waits briefly for the thread to end. Idempotent. */
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
