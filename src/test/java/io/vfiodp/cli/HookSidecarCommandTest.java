@@ -1,6 +1,7 @@
 package io.vfiodp.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -11,10 +12,10 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.vfiodp.proto.hooks.v1alpha3.CallbacksGrpc;
 import io.vfiodp.proto.hooks.v1alpha3.ShutdownParams;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -26,20 +27,12 @@ class HookSidecarCommandTest {
     @TempDir
     Path dir;
 
-    static void awaitFile(Path file) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!Files.exists(file)) {
-            if (System.nanoTime() > deadline) throw new AssertionError(file + " did not appear within 30 s");
-            Thread.sleep(20);
-        }
+    static void awaitFile(Path file) {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(file).exists());
     }
 
-    static void awaitLine(Path log, String text) throws InterruptedException, IOException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!Files.exists(log) || !Files.readString(log, StandardCharsets.UTF_8).contains(text)) {
-            if (System.nanoTime() > deadline) throw new AssertionError("'" + text + "' did not appear in " + log + " within 30 s");
-            Thread.sleep(20);
-        }
+    static void awaitLine(Path log, String text) {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(log).content(StandardCharsets.UTF_8).contains(text));
     }
 
     @Test

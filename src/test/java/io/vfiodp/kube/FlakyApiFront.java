@@ -1,5 +1,7 @@
 package io.vfiodp.kube;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -9,9 +11,11 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What stands between the plugin and the API server, misbehaving on demand: it forwards to the
@@ -29,7 +33,7 @@ public final class FlakyApiFront implements AutoCloseable {
     public enum Fault {
         /** Forwards every byte both ways. */
         NONE,
-        /** Nothing listens: connection refused. */
+        /** Every connection is reset as soon as it is made: an API server that is not there. */
         DOWN,
         /** HTTP 200, JSON content type, a body that is not JSON. */
         GARBAGE_JSON,
@@ -52,6 +56,9 @@ public final class FlakyApiFront implements AutoCloseable {
     private final Random random = new Random(7);
     private volatile Fault fault = Fault.NONE;
     private volatile boolean watchesExpire;
+    // requests since the last set(): answered by the fault, and forwarded to the API server
+    private final AtomicInteger faulted = new AtomicInteger();
+    private final AtomicInteger forwarded = new AtomicInteger();
     private ServerSocket listener;
 
     public FlakyApiFront(int targetPort) {
@@ -78,14 +85,20 @@ public final class FlakyApiFront implements AutoCloseable {
 
     private void apply(Fault next) {
         fault = next;
+        faulted.set(0);
+        forwarded.set(0);
         for (Socket s : open) reset(s);
         open.clear();
-        if (next == Fault.DOWN) {
-            TcpProxy.closeQuietly(listener);
-            listener = null;
-        } else if (listener == null) {
-            listen();
-        }
+    }
+
+    /** Waits until {@code n} requests met the fault set last: the client has lived through it, whatever its timing. */
+    public void awaitFaulted(int n) {
+        await().atMost(Duration.ofSeconds(20)).until(() -> faulted.get() >= n);
+    }
+
+    /** Waits until {@code n} requests were forwarded since the last {@link #set}: the client is back. */
+    public void awaitForwarded(int n) {
+        await().atMost(Duration.ofSeconds(20)).until(() -> forwarded.get() >= n);
     }
 
     private synchronized void listen() {
@@ -106,6 +119,11 @@ public final class FlakyApiFront implements AutoCloseable {
         while (!s.isClosed()) {
             try {
                 Socket client = s.accept();
+                if (fault == Fault.DOWN) {
+                    faulted.incrementAndGet();
+                    reset(client);
+                    continue;
+                }
                 open.add(client);
                 daemon(() -> serve(client), "flaky-api-conn");
             } catch (IOException e) {
@@ -122,12 +140,14 @@ public final class FlakyApiFront implements AutoCloseable {
             if (watchesExpire && head0.lines().findFirst().orElse("").contains("watch=true")) {
                 expireWatch(client, head0);
             } else if (now == Fault.NONE) {
+                forwarded.incrementAndGet();
                 Socket upstream = new Socket(InetAddress.getByName("127.0.0.1"), targetPort);
                 open.add(upstream);
                 upstream.getOutputStream().write(head);
                 TcpProxy.pump(client, upstream, "flaky-api-pump");
                 TcpProxy.pump(upstream, client, "flaky-api-pump");
             } else {
+                faulted.incrementAndGet();
                 answer(client, switch (now) {
                     case GARBAGE_JSON -> response("200 OK", "application/json", NOT_JSON);
                     case NOT_FOUND_PAGE -> response("404 Not Found", "text/plain; charset=utf-8", NOT_FOUND_PAGE_BODY);
@@ -227,5 +247,6 @@ public final class FlakyApiFront implements AutoCloseable {
     @Override
     public synchronized void close() {
         set(Fault.DOWN);
+        TcpProxy.closeQuietly(listener);
     }
 }

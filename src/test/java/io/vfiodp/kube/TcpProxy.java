@@ -1,5 +1,7 @@
 package io.vfiodp.kube;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,20 +10,25 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Forwards a local port to the mock API server. {@link #cut()} plays an API server that goes
- * away: it stops listening and resets every open connection, watches included (the mock server's
- * own shutdown leaves upgraded watch connections open). {@link #restore()} listens again.
+ * away: it resets every open connection, watches included (the mock server's own shutdown leaves
+ * upgraded watch connections open), and every new one, counting them ({@link #awaitRefused}: a
+ * client has seen the outage); {@link #restore()} forwards again.
  */
 public final class TcpProxy implements AutoCloseable {
 
     private final int port;
     private final int targetPort;
     private final List<Socket> open = new CopyOnWriteArrayList<>();
+    private final AtomicInteger refused = new AtomicInteger();
     private volatile ServerSocket listener;
+    private volatile boolean cut;
 
     public TcpProxy(int targetPort) {
         this.port = MockKubeApi.freePort();
@@ -34,6 +41,8 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     public synchronized void restore() {
+        cut = false;
+        if (listener != null && !listener.isClosed()) return;
         try {
             ServerSocket s = new ServerSocket();
             s.setReuseAddress(true);
@@ -48,7 +57,8 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     public synchronized void cut() {
-        closeQuietly(listener);
+        cut = true;
+        refused.set(0);
         for (Socket s : open) {
             try {
                 s.setSoLinger(true, 0);
@@ -64,6 +74,11 @@ public final class TcpProxy implements AutoCloseable {
         while (!s.isClosed()) {
             try {
                 Socket client = s.accept();
+                if (cut) {
+                    reset(client);
+                    refused.incrementAndGet();
+                    continue;
+                }
                 Socket upstream = new Socket(InetAddress.getByName("127.0.0.1"), targetPort);
                 open.add(client);
                 open.add(upstream);
@@ -95,6 +110,20 @@ public final class TcpProxy implements AutoCloseable {
         t.start();
     }
 
+    /** Waits until {@code n} connections were refused since {@link #cut()}: a client has tried that often to come back. */
+    public void awaitRefused(int n) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> refused.get() >= n);
+    }
+
+    private static void reset(Socket s) {
+        try {
+            s.setSoLinger(true, 0);
+        } catch (IOException ignored) {
+            // already closed
+        }
+        closeQuietly(s);
+    }
+
     static void closeQuietly(AutoCloseable c) {
         try {
             if (c != null) c.close();
@@ -106,5 +135,6 @@ public final class TcpProxy implements AutoCloseable {
     @Override
     public void close() {
         cut();
+        closeQuietly(listener);
     }
 }

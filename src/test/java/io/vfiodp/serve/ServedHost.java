@@ -1,5 +1,7 @@
 package io.vfiodp.serve;
 
+import static org.awaitility.Awaitility.await;
+
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;
 import io.vfiodp.host.PciIds;
@@ -22,6 +24,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A fixture copy served the way {@code serve} does it (runtime, /dev/vfio watch triggering
@@ -72,13 +75,15 @@ public final class ServedHost implements AutoCloseable {
     /** Waits for an update sent after the first {@code seen} ones that matches. */
     public static ListAndWatchResponse awaitUpdateAfter(Watch w, int seen, Predicate<ListAndWatchResponse> match, Duration timeout)
             throws InterruptedException, TimeoutException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            List<ListAndWatchResponse> all = w.updates();
-            for (int i = seen; i < all.size(); i++) if (match.test(all.get(i))) return all.get(i);
-            Thread.sleep(1);
+        try {
+            return await().atMost(timeout).pollInterval(Duration.ofMillis(1)).until(() -> {
+                List<ListAndWatchResponse> all = w.updates();
+                for (int i = seen; i < all.size(); i++) if (match.test(all.get(i))) return all.get(i);
+                return null;
+            }, java.util.Objects::nonNull);
+        } catch (ConditionTimeoutException e) {
+            throw new TimeoutException(w.resource() + ": no matching update after the first " + seen + " within " + timeout + "; got " + w.updates());
         }
-        throw new TimeoutException(w.resource() + ": no matching update after the first " + seen + " within " + timeout + "; got " + w.updates());
     }
 
     /** {@code id health} per device, as the kubelet sees it. */

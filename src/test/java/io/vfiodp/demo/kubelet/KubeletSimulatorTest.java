@@ -2,6 +2,7 @@ package io.vfiodp.demo.kubelet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
@@ -179,8 +180,7 @@ class KubeletSimulatorTest {
                 throw new java.util.concurrent.CompletionException(e);
             }
         });
-        for (int i = 0; i < 200 && optionsCalls.get() == 0; i++) Thread.sleep(10);
-        assertThat(optionsCalls.get()).as("the kubelet is dialling the plugin back").isEqualTo(1);
+        await().atMost(java.time.Duration.ofSeconds(2)).untilAsserted(() -> assertThat(optionsCalls.get()).as("the kubelet is dialling the plugin back").isEqualTo(1));
 
         kubelet.restart();
         holdOptions.countDown();

@@ -35,8 +35,4 @@ final class ConfigRecorder implements Consumer<KubeVirtConfig> {
     KubeVirtConfig poll(Duration wait) throws InterruptedException {
         return seen.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
     }
-
-    void assertNothingWithin(Duration wait) throws InterruptedException {
-        assertThat(seen.poll(wait.toMillis(), TimeUnit.MILLISECONDS)).as("nothing emitted").isNull();
-    }
 }

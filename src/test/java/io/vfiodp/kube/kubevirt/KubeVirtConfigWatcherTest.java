@@ -21,6 +21,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -50,6 +52,15 @@ class KubeVirtConfigWatcherTest {
             """;
 
     static final PciHostDevice T4_ENTRY = new PciHostDevice("10DE:1EB8", "nvidia.com/TU104GL_TESLA_T4", true);
+
+    /** Waits until the watcher has told of {@code n} attempts to read the CRs that failed (those that succeeded pass by). */
+    private static void awaitFailedAttempts(LinkedBlockingQueue<Boolean> readable, int n) throws InterruptedException {
+        for (int failed = 0; failed < n; ) {
+            Boolean r = readable.poll(10, TimeUnit.SECONDS);
+            assertThat(r).as("an attempt to read the CRs within 10 s").isNotNull();
+            if (!r) failed++;
+        }
+    }
 
     private void startWatcher(Optional<String> node) {
         watcherClient = MockKubeApi.clientFor(api.port());
@@ -176,7 +187,11 @@ class KubeVirtConfigWatcherTest {
             return kv;
         });
 
-        recorder.assertNothingWithin(Duration.ofMillis(1500));
+        // the watch delivers events in order: had the edits above emitted anything, it would come before this change
+        editPermitted(T4.replace("nvidia.com/TU104GL_TESLA_T4", "nvidia.com/AFTER"));
+
+        assertThat(recorder.nextFromCr().permittedHostDevices().orElseThrow().pciHostDevices())
+                .containsExactly(new PciHostDevice("10DE:1EB8", "nvidia.com/AFTER", true));
         assertThat(kvs.get().getSpec().getAdditionalProperties()).containsEntry("imagePullPolicy", "Always");
         assertThat(kvs.get().getStatus().getPhase()).isEqualTo("Deploying");
     }
@@ -217,18 +232,26 @@ class KubeVirtConfigWatcherTest {
         recorder.next();
 
         create(KubeVirtCrs.cr("other", "kubevirt", T4.replace("nvidia.com/TU104GL_TESLA_T4", "nvidia.com/OTHER")));
+        // the watch delivers events in order: had the second CR emitted anything, it would come before this change
+        editPermitted(T4.replace("nvidia.com/TU104GL_TESLA_T4", "nvidia.com/AFTER"));
 
-        recorder.assertNothingWithin(Duration.ofMillis(1500));
+        KubeVirtConfig.FromCr next = recorder.nextFromCr();
+        assertThat(next.source()).isEqualTo(new CrRef("kubevirt", "kubevirt"));
+        assertThat(next.permittedHostDevices().orElseThrow().pciHostDevices())
+                .containsExactly(new PciHostDevice("10DE:1EB8", "nvidia.com/AFTER", true));
     }
 
     @Test
     void apiUnavailableAtStartReportsNothingUntilItAnswers() throws Exception {
         int port = MockKubeApi.freePort();
         watcherClient = MockKubeApi.clientFor(port);
-        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, FAST);
+        LinkedBlockingQueue<Boolean> readable = new LinkedBlockingQueue<>();
+        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, readable::add, FAST);
         watcher.start();
 
-        recorder.assertNothingWithin(Duration.ofMillis(1500));
+        // two attempts to list have failed, and neither emitted anything
+        awaitFailedAttempts(readable, 2);
+        assertThat(recorder.poll(Duration.ZERO)).isNull();
 
         api = MockKubeApi.startOn(port).withKubeVirtCrd();
         create(KubeVirtCrs.cr("kubevirt", "kubevirt", T4));
@@ -250,7 +273,9 @@ class KubeVirtConfigWatcherTest {
 
             link.cut();
             editPermitted(T4.replace("nvidia.com/TU104GL_TESLA_T4", "nvidia.com/UNSEEN"));
-            recorder.assertNothingWithin(Duration.ofMillis(1500));
+            // the watcher has tried twice to come back: the configuration read before stays, nothing is emitted
+            link.awaitRefused(2);
+            assertThat(recorder.poll(Duration.ZERO)).isNull();
 
             link.restore();
             // the mock server keeps no watch history: edit until the resumed watch reports an edit
@@ -292,15 +317,15 @@ class KubeVirtConfigWatcherTest {
         api.server().expect().get().withPath("/apis/kubevirt.io/v1/kubevirts?resourceVersion=0")
                 .andReturn(403, new StatusBuilder().withCode(403).withReason("Forbidden").withMessage("forbidden").build())
                 .once();
-        java.util.concurrent.LinkedBlockingQueue<Boolean> readable = new java.util.concurrent.LinkedBlockingQueue<>();
+        LinkedBlockingQueue<Boolean> readable = new LinkedBlockingQueue<>();
         watcherClient = MockKubeApi.clientFor(api.port());
         watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, readable::add, FAST);
         watcher.start();
 
         recorder.nextFromCr();
 
-        assertThat(readable.poll(10, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
-        assertThat(readable.poll(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(readable.poll(10, TimeUnit.SECONDS)).isFalse();
+        assertThat(readable.poll(10, TimeUnit.SECONDS)).isTrue();
     }
 
     @Test
@@ -309,13 +334,13 @@ class KubeVirtConfigWatcherTest {
         api.server().expect().get().withPath("/apis/kubevirt.io/v1/kubevirts?resourceVersion=0")
                 .andReturn(404, new StatusBuilder().withCode(404).withReason("NotFound").withMessage("the server could not find the requested resource").build())
                 .always();
-        java.util.concurrent.LinkedBlockingQueue<Boolean> readable = new java.util.concurrent.LinkedBlockingQueue<>();
+        LinkedBlockingQueue<Boolean> readable = new LinkedBlockingQueue<>();
         watcherClient = MockKubeApi.clientFor(api.port());
         watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, readable::add, FAST);
         watcher.start();
 
         assertThat(recorder.next()).isEqualTo(new KubeVirtConfig.NoCr());
-        assertThat(readable.poll(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(readable.poll(10, TimeUnit.SECONDS)).isTrue();
     }
 
     @Test
@@ -335,9 +360,9 @@ class KubeVirtConfigWatcherTest {
         watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, FAST);
         watcher.start();
 
-        watcher.firstSettled().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        watcher.firstSettled().get(10, TimeUnit.SECONDS);
 
-        recorder.assertNothingWithin(Duration.ofMillis(300));
+        assertThat(recorder.poll(Duration.ZERO)).isNull();
     }
 
     private static final String NODE_MDEV = """

@@ -1,6 +1,7 @@
 package io.vfiodp.kube.kubevirt;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -25,13 +26,15 @@ import io.vfiodp.plugin.SocketNames;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -181,10 +184,11 @@ class KubeVirtLiveReconcileTest {
         long seenAt = awaitListed("intel.com/NVME", List.of("0000:5e:00.0"));
         printDelay("new resource registered and listed", editedAt, seenAt);
 
-        Thread.sleep(QUIET.toMillis());
-        assertThat(registrationsOf(T4)).isEqualTo(1);
-        assertThat(t4.updates()).hasSize(1);
-        assertThat(t4.end()).isEmpty();
+        holdsFor(QUIET, () -> {
+            assertThat(registrationsOf(T4)).isEqualTo(1);
+            assertThat(t4.updates()).hasSize(1);
+            assertThat(t4.end()).isEmpty();
+        });
         assertThat((seenAt - editedAt) / 1_000_000).isLessThan(10_000);
     }
 
@@ -255,10 +259,11 @@ class KubeVirtLiveReconcileTest {
 
         editCr(pci("10de:1eb8", T4));
 
-        Thread.sleep(QUIET.toMillis());
-        assertThat(registrationsOf(T4)).isEqualTo(1);
-        assertThat(t4.updates()).hasSize(1);
-        assertThat(t4.end()).isEmpty();
+        holdsFor(QUIET, () -> {
+            assertThat(registrationsOf(T4)).isEqualTo(1);
+            assertThat(t4.updates()).hasSize(1);
+            assertThat(t4.end()).isEmpty();
+        });
     }
 
     @Test
@@ -271,10 +276,11 @@ class KubeVirtLiveReconcileTest {
 
         editCr(mdev("GRID_T4-1Q", "nvidia.com/GRID_T4-1Q"));
 
-        Thread.sleep(QUIET.toMillis());
-        assertThat(registrationsOf("nvidia.com/GRID_T4-1Q")).isEqualTo(1);
-        assertThat(grid.updates()).hasSize(1);
-        assertThat(grid.end()).isEmpty();
+        holdsFor(QUIET, () -> {
+            assertThat(registrationsOf("nvidia.com/GRID_T4-1Q")).isEqualTo(1);
+            assertThat(grid.updates()).hasSize(1);
+            assertThat(grid.end()).isEmpty();
+        });
     }
 
     @Test
@@ -314,14 +320,15 @@ class KubeVirtLiveReconcileTest {
     @Test
     void firstCreatedOfTwoCrsDecides() throws Exception {
         startApi();
-        createCr("kubevirt", "kubevirt", pci("10DE:1EB8", "nvidia.com/FIRST"));
-        Thread.sleep(20);
+        KubeVirt first = api.client().resource(KubeVirtCrs.cr("kubevirt", "kubevirt", pci("10DE:1EB8", "nvidia.com/FIRST"))).create();
+        // creationTimestamp has whole seconds, as on a real API server: the second CR must be created a second later
+        Instant firstCreated = Instant.parse(first.getMetadata().getCreationTimestamp());
+        await().atMost(Duration.ofSeconds(3)).until(() -> Instant.now().truncatedTo(ChronoUnit.SECONDS).isAfter(firstCreated));
         createCr("other", "kubevirt", pci("10DE:1EB8", "nvidia.com/SECOND"));
         startPlugin("t4-numa");
 
         awaitListed("nvidia.com/FIRST", T4S);
-        Thread.sleep(QUIET.toMillis());
-        assertThat(registeredNames()).containsExactly("nvidia.com/FIRST");
+        holdsFor(QUIET, () -> assertThat(registeredNames()).containsExactly("nvidia.com/FIRST"));
     }
 
     @Test
@@ -358,17 +365,23 @@ class KubeVirtLiveReconcileTest {
 
             link.cut();
             runtime.rescanNow();
-            Thread.sleep(QUIET.toMillis());
+            link.awaitRefused(2);
 
-            assertThat(t4.end()).isEmpty();
-            assertThat(t4.updates()).hasSize(1);
-            assertThat(registeredNames()).containsExactly("nvidia.com/T4");
+            holdsFor(QUIET, () -> {
+                assertThat(t4.end()).isEmpty();
+                assertThat(t4.updates()).hasSize(1);
+                assertThat(registeredNames()).containsExactly("nvidia.com/T4");
+            });
         }
     }
 
-    private static void awaitGone(Path socket) throws InterruptedException {
-        for (int i = 0; i < 100 && Files.exists(socket); i++) Thread.sleep(50);
-        assertThat(socket).doesNotExist();
+    private static void awaitGone(Path socket) {
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(socket).doesNotExist());
+    }
+
+    /** Asserts that {@code what} holds now and all through {@code quiet}: nothing the kubelet sees changes meanwhile. */
+    private static void holdsFor(Duration quiet, ThrowingRunnable what) {
+        await().during(quiet).atMost(quiet.plusSeconds(5)).untilAsserted(what);
     }
 
     private static List<String> concat(List<String> a, List<String> b) {
