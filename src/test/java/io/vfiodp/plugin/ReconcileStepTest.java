@@ -21,6 +21,7 @@ import io.vfiodp.plugin.StepScript.At;
 import io.vfiodp.policy.ExposedDevice;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -256,6 +257,18 @@ class ReconcileStepTest {
         assertThat(actions).filteredOn(a -> a.startsWith("WARN")).hasSize(1);
         assertThat(actions).filteredOn(a -> a.startsWith("start")).hasSize(failures);
         assertThat(actions.getLast()).isEqualTo("wake at " + (now + waitMs) + " ms");
+    }
+
+    @Test
+    void aResourceWithoutRoomForItsSocketNameIsNotServedAndSaysWhy() {
+        Path dir = Path.of("/" + "d".repeat(100));
+        ReconcileStep step = new ReconcileStep(dir, StepScript.BACKOFF);
+
+        ReconcileStep.Result r = step.next(ReconcileState.INITIAL, target(ONE), 0);
+
+        assertThat(r.actions()).extracting(StepScript::render).containsExactly("WARN nvidia.com/T4: cannot serve: device-plugin dir " + dir
+                + " is too long: a socket path in it cannot stay within 107 bytes");
+        assertThat(r.state().resources()).isEmpty();
     }
 
     @Test
