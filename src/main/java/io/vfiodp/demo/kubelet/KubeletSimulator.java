@@ -250,11 +250,13 @@ public final class KubeletSimulator implements AutoCloseable {
         }
     }
 
+    /** Runs what is queued (a stream's end, delivered after its channel closed, must reach its Watch), then stops. */
     private static void shutdown(ExecutorService pool) {
-        pool.shutdownNow();
+        pool.shutdown();
         try {
-            pool.awaitTermination(2, TimeUnit.SECONDS);
+            if (!pool.awaitTermination(2, TimeUnit.SECONDS)) pool.shutdownNow();
         } catch (InterruptedException e) {
+            pool.shutdownNow();
             Thread.currentThread().interrupt();
         }
     }
