@@ -2,23 +2,15 @@ package io.vfiodp.host;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.Deque;
 import java.util.Optional;
 import java.util.Set;
@@ -41,13 +33,6 @@ final class ConfinedTree {
 
     /** The kernel's own limit (MAXSYMLINKS); a sysfs path never needs more than a handful. */
     static final int MAX_LINK_HOPS = 40;
-    /** Attribute files are a single value; anything larger is not a value we understand. */
-    static final int MAX_ATTRIBUTE_BYTES = 4096;
-    /** Nearly every attribute (ids, class, NUMA node, type name) fits; larger ones take a second read. */
-    private static final int FIRST_READ_BYTES = 128;
-
-    private static final Set<OpenOption> READ_NO_FOLLOW = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
-
     private final String root;
     /** Sized for a large host (thousands of devices, bridges and groups) so it never rehashes mid-scan. */
     private final Set<String> realDirectories = ConcurrentHashMap.newKeySet(8192);
@@ -185,7 +170,7 @@ final class ConfinedTree {
     }
 
     /**
-     * Reads an attribute file of a real directory: at most {@value #MAX_ATTRIBUTE_BYTES} bytes,
+     * Reads an attribute file of a real directory: at most {@value AttributeFile#MAX_BYTES} bytes,
      * strict UTF-8, surrounding whitespace removed, not empty.
      */
     String attribute(String dir, String name, String shownAs) throws EntryUnreadable {
@@ -196,29 +181,7 @@ final class ConfinedTree {
 
     /** The attribute's text as stored (not stripped), possibly empty; same limits otherwise. */
     String rawAttribute(String dir, String name, String shownAs) throws EntryUnreadable {
-        Path file = Path.of(child(dir, name));
-        ByteBuffer buf = ByteBuffer.allocate(FIRST_READ_BYTES);
-        try (FileChannel ch = FileChannel.open(file, READ_NO_FOLLOW)) {
-            // Regular files and sysfs attributes hand over everything available up to the buffer
-            // size in one read, so a short read is the end: no extra read just to see EOF.
-            ch.read(buf);
-            if (!buf.hasRemaining()) {
-                buf = ByteBuffer.allocate(MAX_ATTRIBUTE_BYTES + 1).put(buf.flip());
-                while (buf.hasRemaining() && ch.read(buf) > 0) {
-                    // keep reading: the file is larger than the first read
-                }
-                if (!buf.hasRemaining()) {
-                    throw new EntryUnreadable(shownAs, "larger than " + MAX_ATTRIBUTE_BYTES + " bytes");
-                }
-            }
-        } catch (NoSuchFileException e) {
-            throw EntryUnreadable.missing(shownAs);
-        } catch (IOException e) {
-            if (Files.isSymbolicLink(file)) throw new EntryUnreadable(shownAs, "is a symbolic link, not an attribute file");
-            if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) throw new EntryUnreadable(shownAs, "is a directory, not an attribute file");
-            throw new EntryUnreadable(shownAs, "cannot read: " + describe(e));
-        }
-        return decode(Arrays.copyOf(buf.array(), buf.position()), shownAs);
+        return AttributeFile.read(child(dir, name), shownAs);
     }
 
     /** As {@link #rawAttribute} but empty when the file does not exist. */
@@ -240,20 +203,6 @@ final class ConfinedTree {
         } catch (IOException | UnsupportedOperationException e) {
             return false;
         }
-    }
-
-    private static String decode(byte[] bytes, String shownAs) throws EntryUnreadable {
-        for (byte b : bytes) {
-            if (b < 0) {
-                try {
-                    CharBuffer chars = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes));
-                    return chars.toString();
-                } catch (CharacterCodingException e) {
-                    throw new EntryUnreadable(shownAs, "not UTF-8 text");
-                }
-            }
-        }
-        return new String(bytes, StandardCharsets.US_ASCII);
     }
 
     /**
@@ -332,7 +281,7 @@ final class ConfinedTree {
      * The reason in words. The JDK's file exceptions for common errors carry no reason, only the
      * absolute path, which a problem must not show: problems name entries relative to the root.
      */
-    private static String describe(IOException e) {
+    static String describe(IOException e) {
         return switch (e) {
             case AccessDeniedException denied -> "permission denied";
             case NoSuchFileException missing -> "does not exist";

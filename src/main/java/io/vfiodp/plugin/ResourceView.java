@@ -5,17 +5,14 @@ import io.vfiodp.host.DevNodes;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DeviceKind;
 import io.vfiodp.policy.ExposedDevice;
-import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.NUMANode;
 import io.vfiodp.proto.deviceplugin.v1beta1.TopologyInfo;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -48,8 +45,8 @@ public final class ResourceView {
         this.listAndWatch = wireList(resource);
     }
 
-    /** A view of every resource of {@code target}, with {@code healthOverrides} laid over the policy's health. */
-    public static SortedMap<ResourceName, ResourceView> allOf(TargetState target, Map<String, Health> healthOverrides) {
+    /** A view of every resource of {@code target}. */
+    public static SortedMap<ResourceName, ResourceView> allOf(TargetState target) {
         Map<String, ResourceName> owners = new HashMap<>();
         for (DesiredResource r : target.desired().resources().values()) {
             for (ExposedDevice d : r.devices()) owners.put(d.id(), r.name());
@@ -57,26 +54,9 @@ public final class ResourceView {
         Map<String, ResourceName> frozenOwners = Map.copyOf(owners);
         SortedMap<ResourceName, ResourceView> views = new TreeMap<>();
         for (DesiredResource r : target.desired().resources().values()) {
-            views.put(r.name(), new ResourceView(withOverrides(r, healthOverrides), target.devNodes(), frozenOwners));
+            views.put(r.name(), new ResourceView(r, target.devNodes(), frozenOwners));
         }
         return views;
-    }
-
-    // A policy verdict of Unhealthy wins: an override can only take a device out of service.
-    private static DesiredResource withOverrides(DesiredResource r, Map<String, Health> overrides) {
-        if (overrides.isEmpty()) return r;
-        boolean touched = false;
-        List<ExposedDevice> devices = new ArrayList<>(r.devices().size());
-        for (ExposedDevice d : r.devices()) {
-            Health o = overrides.get(d.id());
-            if (o != null && !o.isHealthy() && d.health().isHealthy()) {
-                devices.add(d.withHealth(o));
-                touched = true;
-            } else {
-                devices.add(d);
-            }
-        }
-        return touched ? new DesiredResource(r.name(), r.kind(), devices) : r;
     }
 
     private static ListAndWatchResponse wireList(DesiredResource resource) {

@@ -55,7 +55,7 @@ class CorruptedTreeScanProperties {
     void scanOfACorruptedNodeKeepsEveryUntouchedDevice(@ForAll("corruptedFixtures") CorruptedFixture c) throws Exception {
         Intact clean = intact(c.fixture());
         try (CorruptedNode node = CorruptedNode.of(c.fixture(), c.corruptions())) {
-            long bytesBound = node.regularFiles() * (ConfinedTree.MAX_ATTRIBUTE_BYTES + 1L) + OTHER_READS;
+            long bytesBound = node.regularFiles() * (AttributeFile.MAX_BYTES + 1L) + OTHER_READS;
             HostSnapshot snapshot;
             long bytesRead;
             List<String> outsideOpens;

@@ -46,7 +46,7 @@ record TreeCorruption(String path, Kind kind, int variant) {
         static final List<Kind> FOR_LINKS = List.of(DANGLING_LINK, LINK_LOOP, LINK_OUT_RELATIVE, LINK_OUT_ABSOLUTE, LINK_ABOVE_ROOT);
     }
 
-    static final long[] OVERSIZED_BYTES = {ConfinedTree.MAX_ATTRIBUTE_BYTES + 1, 1L << 20, 1L << 30};
+    static final long[] OVERSIZED_BYTES = {AttributeFile.MAX_BYTES + 1, 1L << 20, 1L << 30};
 
     @Override
     public String toString() {

@@ -15,7 +15,6 @@ import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.node.TargetState;
-import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateResponse;
@@ -76,7 +75,7 @@ class AllocateUnderHealthFlapsTest {
         HostTree host = HostTree.copy(T4_NUMA, temp.resolve("node"));
         Path plugins = Files.createDirectories(temp.resolve("plugins"));
         TargetState initial = new ScanPolicySource(new SysfsScanner(host.sys(), host.dev())::scan, Optional.empty(), PciIds.bundled()).read();
-        ResourceView healthyView = ResourceView.allOf(initial, Map.of()).get(ResourceName.of(T4));
+        ResourceView healthyView = ResourceView.allOf(initial).get(ResourceName.of(T4));
         List<ResourceView> possibleViews = possibleViews(initial);
         List<String> ids = List.copyOf(healthyView.devices().keySet());
         assertThat(ids).containsExactly("0000:1a:00.0", "0000:1b:00.0", "0000:b1:00.0", NEVER_HEALTHY);
@@ -168,9 +167,9 @@ class AllocateUnderHealthFlapsTest {
         List<ResourceView> views = new ArrayList<>();
         List<String> flapping = List.copyOf(FLAPPING.keySet());
         for (int mask = 0; mask < 1 << flapping.size(); mask++) {
-            Map<String, Health> down = new java.util.HashMap<>();
-            for (int i = 0; i < flapping.size(); i++) if ((mask & 1 << i) != 0) down.put(flapping.get(i), Health.unhealthy("flapped"));
-            views.add(ResourceView.allOf(initial, down).get(ResourceName.of(T4)));
+            Set<String> down = new java.util.HashSet<>();
+            for (int i = 0; i < flapping.size(); i++) if ((mask & 1 << i) != 0) down.add(flapping.get(i));
+            views.add(ResourceView.allOf(Devices.unhealthy(initial, down, "flapped")).get(ResourceName.of(T4)));
         }
         return views;
     }

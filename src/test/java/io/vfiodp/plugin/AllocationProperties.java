@@ -12,7 +12,6 @@ import io.vfiodp.host.fixtures.FixtureNodes;
 import io.vfiodp.host.fixtures.SysfsFixtures;
 import io.vfiodp.policy.DeviceKind;
 import io.vfiodp.policy.ExposedDevice;
-import io.vfiodp.policy.Health;
 import io.vfiodp.policy.KubeVirtEnv;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.ResourceName;
@@ -38,7 +37,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeSet;
-import java.util.stream.Collectors;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -195,9 +193,8 @@ class AllocationProperties {
                 .flatMap(node -> Arbitraries.of(node.desired().resources().values().stream()
                         .filter(r -> !r.devices().isEmpty()).toList())
                         .flatMap(r -> Arbitraries.subsetOf(r.devices().stream().map(ExposedDevice::id).toList()).map(unhealthy -> {
-                            Map<String, Health> overrides = unhealthy.stream()
-                                    .collect(Collectors.toMap(id -> id, id -> Health.unhealthy("/dev/vfio node gone")));
-                            SortedMap<ResourceName, ResourceView> views = ResourceView.allOf(node, overrides);
+                            SortedMap<ResourceName, ResourceView> views = ResourceView.allOf(
+                                    Devices.unhealthy(node, Set.copyOf(unhealthy), "/dev/vfio node gone"));
                             return new Served(fixtureOf(node), r.name(), new TreeSet<>(unhealthy), views.get(r.name()));
                         })));
     }

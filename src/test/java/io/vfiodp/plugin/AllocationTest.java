@@ -14,7 +14,6 @@ import io.grpc.Status;
 import io.vfiodp.host.DevNodes;
 import io.vfiodp.policy.ExposedDevice;
 import io.vfiodp.policy.Health;
-import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
@@ -208,15 +207,5 @@ class AllocationTest {
 
         assertThat(r.code()).isEqualTo(Status.Code.FAILED_PRECONDITION);
         assertThat(r.message()).isEqualTo("Allocate nvidia.com/TU104GL_TESLA_T4: device 0000:af:00.0 is unhealthy: /dev/vfio/87 is missing");
-    }
-
-    @Test
-    void healthReportOverlaidOnTheViewMakesTheDeviceUnallocatable() {
-        var views = ResourceView.allOf(NODE, Map.of("0000:3b:00.0", Health.unhealthy("fell off the bus")));
-
-        var r = refused(views.get(ResourceName.of(T4)), List.of("0000:3b:00.0"));
-
-        assertThat(r.code()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-        assertThat(r.message()).endsWith("device 0000:3b:00.0 is unhealthy: fell off the bus");
     }
 }

@@ -11,7 +11,6 @@ import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -70,6 +69,15 @@ final class Devices {
     }
 
     static ResourceView view(TargetState state, String resource) {
-        return ResourceView.allOf(state, Map.of()).get(ResourceName.of(resource));
+        return ResourceView.allOf(state).get(ResourceName.of(resource));
+    }
+
+    /** {@code state} with its healthy devices among {@code ids} turned Unhealthy for {@code reason}, as a rescan would report them. */
+    static TargetState unhealthy(TargetState state, Set<String> ids, String reason) {
+        List<DesiredResource> resources = state.desired().resources().values().stream()
+                .map(r -> new DesiredResource(r.name(), r.kind(), r.devices().stream()
+                        .map(d -> ids.contains(d.id()) && d.health().isHealthy() ? d.withHealth(Health.unhealthy(reason)) : d).toList()))
+                .toList();
+        return new TargetState(DesiredState.of(resources), state.devNodes());
     }
 }

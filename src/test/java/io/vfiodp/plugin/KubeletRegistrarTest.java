@@ -11,7 +11,6 @@ import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -40,7 +39,7 @@ class KubeletRegistrarTest {
         group = new EpollEventLoopGroup(1);
         reconcileThread = Executors.newSingleThreadScheduledExecutor();
         Path socket = dir.resolve(SocketNames.forResource(dir, ResourceName.of(T4)));
-        server = ResourceServer.start(ResourceView.allOf(state(resource(T4, pci("0000:3b:00.0", 12, 0))), Map.of()).get(ResourceName.of(T4)),
+        server = ResourceServer.start(ResourceView.allOf(state(resource(T4, pci("0000:3b:00.0", 12, 0)))).get(ResourceName.of(T4)),
                 socket, group, reconcileThread, PluginListener.NONE);
         kubelet = KubeletSimulator.start(dir);
         registrar = new KubeletRegistrar(dir.resolve(KubeletSimulator.SOCKET), group, Duration.ofSeconds(5));
@@ -70,7 +69,7 @@ class KubeletRegistrarTest {
         kubelet.restart();
         // The restart deleted every socket; the resource server would be restarted by the reconcile loop.
         reconcileThread.submit(() -> server.stop(false)).get(5, TimeUnit.SECONDS);
-        server = ResourceServer.start(ResourceView.allOf(state(resource(T4, pci("0000:3b:00.0", 12, 0))), Map.of()).get(ResourceName.of(T4)),
+        server = ResourceServer.start(ResourceView.allOf(state(resource(T4, pci("0000:3b:00.0", 12, 0)))).get(ResourceName.of(T4)),
                 dir.resolve(request.getEndpoint()), group, reconcileThread, PluginListener.NONE);
 
         var call = registrar.register(request, seen);

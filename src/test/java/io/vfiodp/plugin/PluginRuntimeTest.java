@@ -13,7 +13,6 @@ import io.grpc.StatusRuntimeException;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;
 import io.vfiodp.policy.ExposedDevice;
-import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
@@ -146,7 +145,8 @@ class PluginRuntimeTest {
     void unhealthyDeviceIsRefusedWithFailedPrecondition() throws Exception {
         startPlugin();
         kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
-        runtime.loop().reportHealth("0000:af:00.0", Health.unhealthy("/dev/vfio/87 disappeared"));
+        hostState.set(Devices.unhealthy(NODE, Set.of("0000:af:00.0"), "/dev/vfio/87 disappeared"));
+        runtime.rescanNow();
         kubelet.watch(T4).awaitUpdate(u -> u.getDevices(1).getHealth().equals("Unhealthy"), WAIT);
 
         assertRefused(() -> kubelet.allocate(T4, List.of(List.of("0000:af:00.0"))), Status.Code.FAILED_PRECONDITION,
@@ -161,14 +161,18 @@ class PluginRuntimeTest {
     }
 
     @Test
-    void healthReportsPushUnhealthyAndHealthyAgain() throws Exception {
+    void healthChangesFromRescansPushUnhealthyAndHealthyAgain() throws Exception {
         startPlugin();
         kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
         Watch watch = kubelet.watch(T4);
         watch.awaitUpdates(1, WAIT);
 
-        runtime.loop().reportHealth("0000:3b:00.0", Health.unhealthy("unbound from vfio-pci"));
-        runtime.loop().reportHealth("0000:3b:00.0", Health.HEALTHY);
+        hostState.set(Devices.unhealthy(NODE, Set.of("0000:3b:00.0"), "unbound from vfio-pci"));
+        runtime.rescanNow();
+        // rescans that overlap coalesce: the second state must not replace the first before it was read
+        watch.awaitUpdates(2, WAIT);
+        hostState.set(NODE);
+        runtime.rescanNow();
         watch.awaitUpdates(3, WAIT);
 
         assertThat(watch.updates()).extracting(u -> u.getDevices(0).getHealth()).containsExactly("Healthy", "Unhealthy", "Healthy");
@@ -278,7 +282,8 @@ class PluginRuntimeTest {
         for (int i = 0; i < 4; i++) watches.add(kubelet.openWatch(T4));
         for (Watch w : watches) w.awaitUpdates(1, WAIT);
 
-        runtime.loop().reportHealth("0000:af:00.0", Health.unhealthy("gone"));
+        hostState.set(Devices.unhealthy(NODE, Set.of("0000:af:00.0"), "gone"));
+        runtime.rescanNow();
 
         for (Watch w : watches) {
             assertThat(w.awaitUpdate(u -> u.getDevices(1).getHealth().equals("Unhealthy"), WAIT).getDevicesCount()).isEqualTo(2);

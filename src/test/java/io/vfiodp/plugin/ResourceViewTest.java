@@ -12,7 +12,6 @@ import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.NUMANode;
 import io.vfiodp.proto.deviceplugin.v1beta1.TopologyInfo;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ResourceViewTest {
@@ -39,15 +38,6 @@ class ResourceViewTest {
         ResourceView v = view(state(resource(R, pci("0000:3b:00.0", 12, 0).withHealth(Health.unhealthy("unbound from vfio-pci")))), R);
 
         assertThat(v.listAndWatchResponse().getDevices(0).getHealth()).isEqualTo("Unhealthy");
-    }
-
-    @Test
-    void healthReportCannotReviveADeviceThePolicyMarkedUnhealthy() {
-        TargetState node = state(resource(R, pci("0000:3b:00.0", 12, 0).withHealth(Health.unhealthy("unbound"))));
-
-        ResourceView v = ResourceView.allOf(node, Map.of("0000:3b:00.0", Health.HEALTHY)).get(ResourceName.of(R));
-
-        assertThat(v.device("0000:3b:00.0").orElseThrow().health()).isEqualTo(Health.unhealthy("unbound"));
     }
 
     @Test

@@ -1,0 +1,73 @@
+package io.vfiodp.plugin;
+
+import io.vfiodp.plugin.ReconcileEvent.Checked;
+import io.vfiodp.plugin.ReconcileEvent.Close;
+import io.vfiodp.plugin.ReconcileEvent.KubeletSocketCreated;
+import io.vfiodp.plugin.ReconcileEvent.RegistrationAccepted;
+import io.vfiodp.plugin.ReconcileEvent.RegistrationFailed;
+import io.vfiodp.plugin.ReconcileEvent.ServerFailed;
+import io.vfiodp.plugin.ReconcileEvent.ServerStarted;
+import io.vfiodp.plugin.ReconcileEvent.TargetChanged;
+import io.vfiodp.triggers.Backoff;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The reconcile decision, without threads, sockets or clocks: {@code (state, event, now) →
+ * (state', actions)}. An event first changes what is known (a new target, a kubelet, a socket
+ * gone, an outcome); then every resource is brought one step closer to serving its current view,
+ * registered with the present kubelet. Being level-triggered, an event needs no more detail than
+ * what changed: the step works out the rest from the state.
+ *
+ * <p>Failed starts and registrations are retried for ever on the backoff; a start failure is
+ * logged when its problem is new, not on every attempt. Answers meant for another kubelet or for
+ * a server since replaced are ignored.
+ */
+final class ReconcileStep {
+
+    /** A step's outcome: the next state and what to do, in order. */
+    record Result(ReconcileState state, List<ReconcileAction> actions) {
+        public Result {
+            actions = List.copyOf(actions);
+        }
+    }
+
+    private final Path pluginDir;
+    private final Backoff backoff;
+
+    ReconcileStep(Path pluginDir, Backoff backoff) {
+        this.pluginDir = pluginDir;
+        this.backoff = backoff;
+    }
+
+    Result next(ReconcileState state, ReconcileEvent event, long now) {
+        return next(state, List.of(event), now);
+    }
+
+    /**
+     * Takes in {@code events} that happened together, in order, then converges once: a trigger
+     * and the look at the files that goes with it are one step, so that what is decided (and
+     * logged) sees both, as when a new target and a new kubelet arrive at once.
+     */
+    Result next(ReconcileState state, List<ReconcileEvent> events, long now) {
+        if (state.closed()) return new Result(state, List.of());
+        ReconcilePass p = new ReconcilePass(state, now, pluginDir, backoff);
+        for (ReconcileEvent event : events) {
+            switch (event) {
+                case TargetChanged t -> p.target(t.target());
+                case Checked c -> p.checked(c);
+                case KubeletSocketCreated k -> p.kubeletSocketCreated();
+                case ServerStarted s -> p.started(s);
+                case ServerFailed f -> p.startFailed(f);
+                case RegistrationAccepted a -> p.accepted(a);
+                case RegistrationFailed f -> p.registrationFailed(f);
+                case Close c -> {
+                    p.close();
+                    return p.result();
+                }
+            }
+        }
+        p.converge();
+        return p.result();
+    }
+}
