@@ -19,7 +19,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -41,7 +40,7 @@ class DraMatchesDevicePluginTest {
         "l40s-sriov, nvidia.com/NVIDIA_L40S-4Q, 0000:41:00.5, pci-0000-41-00-5",
     })
     void theSameDeviceAndTheSameNodes(String node, String resource, String id, String draDevice) throws IOException {
-        ResourceView view = ResourceView.allOf(DraNodes.state(node, DraRouting.NONE), Map.of()).get(ResourceName.of(resource));
+        ResourceView view = ResourceView.allOf(DraNodes.state(node, DraRouting.NONE)).get(ResourceName.of(resource));
         RpcOutcome<AllocateResponse> allocated = Allocation.allocate(view, AllocateRequest.newBuilder()
                 .addContainerRequests(ContainerAllocateRequest.newBuilder().addDevicesIds(id)).build());
         ContainerAllocateResponse plugin = ((RpcOutcome.Granted<AllocateResponse>) allocated).response().getContainerResponses(0);

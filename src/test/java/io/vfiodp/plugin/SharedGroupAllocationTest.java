@@ -1,10 +1,10 @@
 package io.vfiodp.plugin;
 
-import io.vfiodp.node.TargetState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciIds;
+import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.policy.SnapshotBuilder;
@@ -42,7 +42,7 @@ class SharedGroupAllocationTest {
         PermittedHostDevices config = new PermittedHostDevices(List.of(new PciHostDevice("1234:11e8", EDU.value(), true)), List.of());
         PciIds ids = PciIds.parse("test pci.ids", "1234  QEMU\n".getBytes(StandardCharsets.UTF_8));
         TargetState target = new TargetState(PolicyEngine.evaluate(snapshot, Optional.of(config), ids).desiredState(), snapshot.devNodes());
-        view = ResourceView.allOf(target, Map.of()).get(EDU);
+        view = ResourceView.allOf(target).get(EDU);
     }
 
     private static AllocateRequest request(String... ids) {
