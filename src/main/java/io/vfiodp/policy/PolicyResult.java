@@ -3,7 +3,6 @@ package io.vfiodp.policy;
 import io.vfiodp.host.PciAddress;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -26,15 +25,5 @@ public record PolicyResult(
         functions = Collections.unmodifiableSortedMap(new TreeMap<>(functions));
         mdevs = Collections.unmodifiableSortedMap(new TreeMap<>(mdevs));
         problems = List.copyOf(problems);
-    }
-
-    /** The exposed device with this ID (PCI address or mdev UUID), as a resource advertises it. */
-    public Optional<ExposedDevice> exposedDevice(String id) {
-        for (DesiredResource r : desiredState.resources().values()) {
-            for (ExposedDevice d : r.devices()) {
-                if (d.id().equals(id)) return Optional.of(d);
-            }
-        }
-        return Optional.empty();
     }
 }

@@ -79,7 +79,7 @@ class MdevTypeNameProperties {
 
         PolicyResult result = PolicyEngine.evaluate(snapshot, Optional.empty(), pciIds);
         for (MdevInstance m : snapshot.mdevs().values()) {
-            assertThat(result.exposedDevice(m.uuid())).as("mdev %s of type '%s'", m.uuid(), m.typeName()).isPresent();
+            assertThat(PolicyResults.exposed(result, m.uuid())).as("mdev %s of type '%s'", m.uuid(), m.typeName()).isPresent();
         }
         assertThat(result.desiredState().resources().keySet())
                 .allSatisfy(name -> assertThat(KubeletResourceNameRule.accepts(name.value())).as(name.value()).isTrue());

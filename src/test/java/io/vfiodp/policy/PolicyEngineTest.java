@@ -108,7 +108,7 @@ class PolicyEngineTest {
         void deviceCarriesNumaCdevAndUpstreamBridges() {
             SnapshotBuilder b = new SnapshotBuilder();
             b.gpu("0000:3b:00.0", 0x1eb8, 12).numa(1).cdev("vfio3").bridges("0000:3a:00.0", "0000:39:01.0");
-            ExposedDevice d = defaults(b.build()).exposedDevice("0000:3b:00.0").orElseThrow();
+            ExposedDevice d = PolicyResults.exposed(defaults(b.build()), "0000:3b:00.0").orElseThrow();
             assertThat(d).isEqualTo(new ExposedDevice("0000:3b:00.0", DeviceKind.PCI, a("0000:3b:00.0"), 12, 1, List.of(),
                     Optional.of("vfio3"), List.of(a("0000:3a:00.0"), a("0000:39:01.0")), Health.HEALTHY));
         }
@@ -132,7 +132,7 @@ class PolicyEngineTest {
             b.fn("0000:00:01.0").id(0x8086, 0x1901).cls(0x060400).driver("pcieport").group(1);
             b.gpu("0000:01:00.0", 0x1eb8, 1);
             PolicyResult result = defaults(b.build());
-            assertThat(result.exposedDevice("0000:01:00.0").orElseThrow().companions()).isEmpty();
+            assertThat(PolicyResults.exposed(result, "0000:01:00.0").orElseThrow().companions()).isEmpty();
             assertThat(result.functions()).doesNotContainKey(a("0000:00:01.0"));
         }
 
@@ -295,9 +295,9 @@ class PolicyEngineTest {
             b.gpu("0000:5e:00.0", 0x1eb8, 13);
             b.withoutGroupNode(12);
             PolicyResult result = defaults(b.build());
-            assertThat(result.exposedDevice("0000:3b:00.0").orElseThrow().health())
+            assertThat(PolicyResults.exposed(result, "0000:3b:00.0").orElseThrow().health())
                     .isEqualTo(Health.unhealthy("IOMMU group 12: /dev/vfio/12 missing"));
-            assertThat(result.exposedDevice("0000:5e:00.0").orElseThrow().health()).isEqualTo(Health.HEALTHY);
+            assertThat(PolicyResults.exposed(result, "0000:5e:00.0").orElseThrow().health()).isEqualTo(Health.HEALTHY);
         }
 
         @Test
@@ -325,7 +325,7 @@ class PolicyEngineTest {
             b.gpu("0000:3b:00.0", 0x1eb8, 12).driver("nvidia");
             b.mdev("1b6a5b3c-0d4e-4f5a-9b8c-7d6e5f4a3b2c", "nvidia-222", "GRID T4-1B", "0000:3b:00.0", 101);
             b.withoutGroupNode(101);
-            assertThat(defaults(b.build()).exposedDevice("1b6a5b3c-0d4e-4f5a-9b8c-7d6e5f4a3b2c").orElseThrow().health())
+            assertThat(PolicyResults.exposed(defaults(b.build()), "1b6a5b3c-0d4e-4f5a-9b8c-7d6e5f4a3b2c").orElseThrow().health())
                     .isEqualTo(Health.unhealthy("IOMMU group 101: /dev/vfio/101 missing"));
         }
 
@@ -621,7 +621,7 @@ class PolicyEngineTest {
         void companionsTravelWithConfiguredDevicesToo() {
             PolicyResult result = configured(workstation().build(), new PermittedHostDevices(List.of(
                     new PciHostDevice("10de:1f08", "nvidia.com/RTX2060", true)), List.of()));
-            assertThat(result.exposedDevice("0000:01:00.0").orElseThrow().companions())
+            assertThat(PolicyResults.exposed(result, "0000:01:00.0").orElseThrow().companions())
                     .containsExactly(a("0000:01:00.1"), a("0000:01:00.2"), a("0000:01:00.3"));
             assertThat(result.functions().get(a("0000:01:00.1"))).isEqualTo(new Companion(a("0000:01:00.0")));
         }

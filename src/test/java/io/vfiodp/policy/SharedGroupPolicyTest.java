@@ -94,9 +94,9 @@ class SharedGroupPolicyTest {
 
         PolicyResult result = defaults(b.build());
 
-        assertThat(result.exposedDevice("0000:3b:00.0").orElseThrow().companions())
+        assertThat(PolicyResults.exposed(result, "0000:3b:00.0").orElseThrow().companions())
                 .containsExactly(a("0000:3b:00.1"), a("0000:3c:00.0"), a("0000:3c:00.1"));
-        assertThat(result.exposedDevice("0000:3c:00.0")).isEmpty();
+        assertThat(PolicyResults.exposed(result, "0000:3c:00.0")).isEmpty();
         assertThat(result.functions().get(a("0000:3b:00.1"))).isEqualTo(new Companion(a("0000:3b:00.0")));
         assertThat(result.functions().get(a("0000:3c:00.1"))).isEqualTo(new Companion(a("0000:3b:00.0")));
     }
@@ -109,7 +109,7 @@ class SharedGroupPolicyTest {
 
         PolicyResult result = defaults(b.build());
 
-        ExposedDevice device = result.exposedDevice("0000:3c:00.0").orElseThrow();
+        ExposedDevice device = PolicyResults.exposed(result, "0000:3c:00.0").orElseThrow();
         assertThat(device.companions()).containsExactly(a("0000:3b:00.0"));
         assertThat(device.health()).isEqualTo(Health.unhealthy("group 7 not viable: 0000:3b:00.0 bound to nvidia"));
         assertThat(result.functions().get(a("0000:3b:00.0"))).isEqualTo(new Companion(a("0000:3c:00.0")));

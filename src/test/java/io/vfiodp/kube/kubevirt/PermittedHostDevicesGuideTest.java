@@ -20,6 +20,7 @@ import io.vfiodp.policy.KubeVirtEnv;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.PolicyProblem;
 import io.vfiodp.policy.PolicyResult;
+import io.vfiodp.policy.PolicyResults;
 import io.vfiodp.policy.config.ConfigFile;
 import io.vfiodp.policy.config.PermittedHostDevices;
 import java.nio.file.Files;
@@ -129,7 +130,7 @@ class PermittedHostDevicesGuideTest {
         assertThat(r.problems()).isEmpty();
         assertThat(r.functions().get(PciAddress.parse("0000:3b:00.0"))).isInstanceOfSatisfying(Decision.Skipped.class,
                 s -> assertThat(s.reason()).contains("nvidia"));
-        assertThat(r.exposedDevice("0000:b2:00.0").orElseThrow().health().isHealthy()).isFalse();
+        assertThat(PolicyResults.exposed(r, "0000:b2:00.0").orElseThrow().health().isHealthy()).isFalse();
     }
 
     @Test
@@ -191,7 +192,7 @@ class PermittedHostDevicesGuideTest {
         PolicyResult r = run(e, Optional.of(fromCr(e)));
 
         assertThat(served(r)).isEqualTo(Map.of("nvidia.com/TU104_GEFORCE_RTX_2080_REV__A", List.of("0000:01:00.0")));
-        assertThat(r.exposedDevice("0000:01:00.0").orElseThrow().companions()).containsExactly(
+        assertThat(PolicyResults.exposed(r, "0000:01:00.0").orElseThrow().companions()).containsExactly(
                 PciAddress.parse("0000:01:00.1"), PciAddress.parse("0000:01:00.2"), PciAddress.parse("0000:01:00.3"));
     }
 

@@ -1,0 +1,193 @@
+package io.vfiodp.policy;
+
+import io.vfiodp.host.HostSnapshot;
+import io.vfiodp.host.MdevInstance;
+import io.vfiodp.host.PciAddress;
+import io.vfiodp.host.PciFunction;
+import io.vfiodp.host.PciIds;
+import io.vfiodp.host.VgpuVf;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The first half of a policy run: every PCI function and mdev of the snapshot, decided one by one.
+ * A device the policy would expose becomes a {@link Candidate} (named later, all at once, so that
+ * colliding default names can be told apart); the others get their {@link Decision} here.
+ */
+final class Candidates {
+
+    /** The name a candidate gets: fixed by a configuration entry, or generated. */
+    sealed interface Naming {}
+
+    record Configured(ResourceName name) implements Naming {}
+
+    record Generated(DefaultNameAllocator.Request request) implements Naming {}
+
+    record Candidate(String id, DeviceKind kind, PciAddress pciAddress, int iommuGroup, Naming naming, List<String> notes) {}
+
+    private final HostSnapshot snapshot;
+    private final Optional<PermittedSelectors> selectors;
+    private final PciIds pciIds;
+    final SortedMap<PciAddress, Decision> functionDecisions = new TreeMap<>();
+    final SortedMap<String, Decision> mdevDecisions = new TreeMap<>();
+    /** Device ID → how it wants to be named and exposed. */
+    final Map<String, Candidate> candidates = new TreeMap<>();
+
+    Candidates(HostSnapshot snapshot, Optional<PermittedSelectors> selectors, PciIds pciIds) {
+        this.snapshot = snapshot;
+        this.selectors = selectors;
+        this.pciIds = pciIds;
+    }
+
+    /** Decides every function and mdev of the snapshot. */
+    Candidates collect() {
+        for (PciFunction f : snapshot.functions().values()) decideFunction(f);
+        for (MdevInstance m : snapshot.mdevs().values()) decideMdev(m);
+        return this;
+    }
+
+    private void decideFunction(PciFunction f) {
+        VgpuVf vf = snapshot.vgpuVfs().get(f.address());
+        if (vf != null) {
+            decideVgpuVf(f, vf);
+            return;
+        }
+        boolean display = f.baseClass() == 0x03;
+        boolean nvswitch = f.vendor() == PciFunction.VENDOR_NVIDIA && (f.classCode() >> 8) == 0x0680;
+        boolean vfio = f.driver().map(PolicyEngine::isVfioDriver).orElse(false);
+        if (selectors.isPresent()) {
+            Optional<PermittedSelectors.Rule> rule = selectors.get().forPci(f.vendorDevice());
+            if (!display && !nvswitch && !vfio && rule.isEmpty()) return;
+            if (rule.isEmpty()) {
+                skip(f, "no pciHostDevices entry selects " + f.vendorDevice());
+                return;
+            }
+            if (!rule.get().external()) {
+                skip(f, servedByKubeVirt(rule.get()));
+                return;
+            }
+            Optional<String> unusable = PolicyEngine.unusable(f);
+            if (unusable.isPresent()) {
+                skip(f, unusable.get());
+                return;
+            }
+            expose(f, new Configured(rule.get().resourceName()), List.of());
+            return;
+        }
+        if (!display && !nvswitch && !vfio) return;
+        if (f.vendor() != PciFunction.VENDOR_NVIDIA) {
+            skip(f, "vendor " + String.format("%04x", f.vendor()) + vendorName(f.vendor())
+                    + " is not NVIDIA: without --config only NVIDIA GPUs and NVSwitches are exposed"
+                    + " (permit it with a pciHostDevices entry)");
+            return;
+        }
+        if (!display && !nvswitch) {
+            skip(f, String.format("class 0x%06x is neither a display controller nor an NVSwitch", f.classCode()));
+            return;
+        }
+        Optional<String> unusable = PolicyEngine.unusable(f);
+        if (unusable.isPresent()) {
+            skip(f, unusable.get());
+            return;
+        }
+        Optional<String> model = pciIds.deviceName(f.vendor(), f.device());
+        String raw = model.map(DefaultNames::fromModelName).orElse(DefaultNames.fromDeviceId(f.device()));
+        List<String> notes = model.isPresent()
+                ? List.of()
+                : List.of("device id " + f.vendorDevice() + " is not in " + pciIds.source() + "; named by its id");
+        String origin = f.vendorDevice() + model.map(m -> " '" + m + "'").orElse("");
+        expose(f, new Generated(new DefaultNameAllocator.Request("pci:" + f.vendorDevice(), raw,
+                DefaultNames.fromDeviceId(f.device()), DefaultNames.fromDeviceId(f.device()), origin)), notes);
+    }
+
+    private void decideVgpuVf(PciFunction f, VgpuVf vf) {
+        if (vf.currentTypeId() == 0) {
+            skip(f, "SR-IOV vGPU VF without a vGPU (nvidia/current_vgpu_type is 0)");
+            return;
+        }
+        String type = vf.currentTypeId() + vf.typeName().map(n -> " '" + n + "'").orElse("");
+        if (f.iommuGroup().isEmpty()) {
+            skip(f, "SR-IOV vGPU VF (type " + type + ") has no IOMMU group");
+            return;
+        }
+        if (selectors.isPresent()) {
+            Optional<PermittedSelectors.Rule> rule = selectors.get().forPci(f.vendorDevice());
+            if (rule.isEmpty()) {
+                skip(f, "no pciHostDevices entry selects " + f.vendorDevice() + " (SR-IOV vGPU VF, type " + type + ")");
+            } else if (!rule.get().external()) {
+                skip(f, servedByKubeVirt(rule.get()));
+            } else {
+                expose(f, new Configured(rule.get().resourceName()), List.of());
+            }
+            return;
+        }
+        if (vf.typeName().isPresent()) {
+            String name = vf.typeName().get();
+            expose(f, new Generated(new DefaultNameAllocator.Request("vgpu:" + name, DefaultNames.fromTypeName(name),
+                    Integer.toString(vf.currentTypeId()), "VGPU_TYPE_" + vf.currentTypeId(),
+                    "vGPU type " + vf.currentTypeId() + " '" + name + "'")), List.of());
+        } else {
+            String part = "VGPU_TYPE_" + vf.currentTypeId();
+            expose(f, new Generated(new DefaultNameAllocator.Request("vgpu-id:" + vf.currentTypeId(), part,
+                    Integer.toString(vf.currentTypeId()), part, "vGPU type " + vf.currentTypeId())),
+                    List.of("vGPU type " + vf.currentTypeId() + " has no name in any creatable_vgpu_types on this host;"
+                            + " named by its id"));
+        }
+    }
+
+    private void decideMdev(MdevInstance m) {
+        Optional<PciFunction> parent = snapshot.function(m.parent());
+        if (m.iommuGroup() < 0) {
+            mdevDecisions.put(m.uuid(), new Decision.Skipped("no IOMMU group"));
+            return;
+        }
+        if (selectors.isPresent()) {
+            Optional<PermittedSelectors.Rule> rule = selectors.get().forMdevType(m.typeName());
+            if (rule.isEmpty()) {
+                mdevDecisions.put(m.uuid(), new Decision.Skipped("no mediatedDevices entry selects type '"
+                        + PermittedSelectors.mdevSelectorForm(m.typeName()) + "'"));
+            } else if (!rule.get().external()) {
+                mdevDecisions.put(m.uuid(), new Decision.Skipped(servedByKubeVirt(rule.get())));
+            } else {
+                candidates.put(m.uuid(), new Candidate(m.uuid(), DeviceKind.MDEV, m.parent(), m.iommuGroup(),
+                        new Configured(rule.get().resourceName()), List.of()));
+            }
+            return;
+        }
+        if (parent.isEmpty()) {
+            mdevDecisions.put(m.uuid(), new Decision.Skipped("parent " + m.parent() + " is missing from the scan"));
+            return;
+        }
+        if (parent.get().vendor() != PciFunction.VENDOR_NVIDIA) {
+            mdevDecisions.put(m.uuid(), new Decision.Skipped("parent " + m.parent() + " (vendor "
+                    + String.format("%04x", parent.get().vendor()) + vendorName(parent.get().vendor())
+                    + ") is not NVIDIA: without --config only NVIDIA vGPUs are exposed"
+                    + " (permit the type with a mediatedDevices entry)"));
+            return;
+        }
+        candidates.put(m.uuid(), new Candidate(m.uuid(), DeviceKind.MDEV, m.parent(), m.iommuGroup(),
+                new Generated(new DefaultNameAllocator.Request("mdev:" + m.typeName(), DefaultNames.fromTypeName(m.typeName()),
+                        m.typeId(), m.typeId(), "mdev type " + m.typeId() + " '" + m.typeName() + "'")),
+                List.of()));
+    }
+
+    private static String servedByKubeVirt(PermittedSelectors.Rule rule) {
+        return rule.describe() + " has no externalResourceProvider: true, so KubeVirt's virt-handler serves it";
+    }
+
+    private String vendorName(int vendor) {
+        return pciIds.vendorName(vendor).map(n -> " (" + n + ")").orElse("");
+    }
+
+    private void skip(PciFunction f, String reason) {
+        functionDecisions.put(f.address(), new Decision.Skipped(reason));
+    }
+
+    private void expose(PciFunction f, Naming naming, List<String> notes) {
+        String id = f.address().toString();
+        candidates.put(id, new Candidate(id, DeviceKind.PCI, f.address(), f.iommuGroup().orElseThrow(), naming, notes));
+    }
+}
