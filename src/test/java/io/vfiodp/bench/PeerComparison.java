@@ -1,0 +1,228 @@
+package io.vfiodp.bench;
+
+import io.vfiodp.bench.PluginRun.Expectation;
+import io.vfiodp.host.PciIds;
+import io.vfiodp.host.fixtures.LargeHostTree;
+import io.vfiodp.host.fixtures.Trees;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.function.Function;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * {@code ServeBench --peer GIT_DIR}: our image side by side with NVIDIA's kubevirt-gpu-device-plugin
+ * v1.6.0, built from the git mirror by the shared build script and run on the same nodes against
+ * the same kubelet simulator, alternating run by run. Per run and plugin:
+ * <ul>
+ *   <li>on the small node (t4-numa): start until every resource is registered; then
+ *       {@value #CALLS} Allocates on one channel (p50 of the last {@value #MEASURED}); then VmHWM;</li>
+ *   <li>on the large node ({@link LargeHostTree.Shape#PEER_COMPARISON}, 1,410 functions): start
+ *       until every resource is registered and has sent its full device list.</li>
+ * </ul>
+ * What "every resource" and "full list" are is learned per plugin and node from one uncounted
+ * warm-up run (registrations and list sizes once nothing changed for a second), as the two name
+ * and group devices differently. Then idle cost on the large node, and the table of medians.
+ */
+public final class PeerComparison {
+
+    static final int CALLS = 4_000;
+    static final int MEASURED = 3_000;
+    private static final Duration QUIET = Duration.ofMillis(1500);
+    private static final Duration IDLE_SETTLE = Duration.ofSeconds(10);
+
+    /** Every run's figures of one plugin. */
+    private record Samples(List<Long> registeredMs, List<Long> startCpuMs, List<Long> listedMs, List<Long> hwmKiB, List<Double> allocateP50Us) {
+        Samples() {
+            this(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        }
+    }
+
+    private final ComparisonSettings settings;
+    private final Path pciIds;
+    private final Path large;
+
+    private PeerComparison(ComparisonSettings settings, Path pciIds, Path large) {
+        this.settings = settings;
+        this.pciIds = pciIds;
+        this.large = large;
+    }
+
+    public static void main(String[] args) throws Exception {
+        ComparisonSettings settings;
+        try {
+            settings = ComparisonSettings.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Path launcher = settings.image().resolve("bin/vfio-device-plugin");
+        if (!Files.isExecutable(launcher)) {
+            throw new IllegalStateException(launcher + " is missing: run ./mvnw -B -q -DskipTests package (the profile \"image\" builds it)");
+        }
+        System.out.println(Runtime.getRuntime().availableProcessors() + " CPUs; load average " + loadAverage() + "; image " + settings.image()
+                + "; " + settings.runs() + " counted runs per plugin and node, alternating");
+        PeerBuild build = PeerBuild.build(settings.buildScript(), settings.peerMirror(), settings.peerOut());
+        Path shm = Path.of("/dev/shm");
+        // The large node goes to memory, as real sysfs is: on a disk file system its directory walks cost more.
+        Path work = Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "vfio-dp-peer-") : Files.createTempDirectory("vfio-dp-peer-");
+        try {
+            Path pciIds = work.resolve("pci.ids");
+            writeBundledPciIds(pciIds);
+            Path large = work.resolve("large");
+            LargeHostTree.write(large, LargeHostTree.Shape.PEER_COMPARISON);
+            new PeerComparison(settings, pciIds, large).run(build);
+        } finally {
+            Trees.deleteRecursively(work);
+        }
+    }
+
+    private void run(PeerBuild build) throws Exception {
+        List<Contender> contenders = new ArrayList<>(List.of(new Contender.Ours(settings.image(), pciIds)));
+        switch (build) {
+            case PeerBuild.Built b -> {
+                System.out.println("peer: " + b.binary() + " (" + settings.buildScript() + " " + settings.peerMirror() + ")");
+                contenders.add(new Contender.Nvidia(settings.runScript(), b.binary(), pciIds));
+            }
+            case PeerBuild.Unavailable u -> System.out.println("peer: cannot build NVIDIA's plugin, so our figures alone: " + u.why());
+        }
+        System.out.println("nodes: small " + settings.fixture() + "; large " + LargeHostTree.Shape.PEER_COMPARISON.functionCount()
+                + " PCI functions " + LargeHostTree.Shape.PEER_COMPARISON + "; both plugins read pci.ids from " + pciIds);
+        if (contenders.size() > 1) {
+            System.out.printf("the run script's own start (mount namespace, binds, two execs; in NVIDIA's start-up figures): median %d ms%n",
+                    scriptOverheadMs((Contender.Nvidia) contenders.get(1)));
+        }
+        Map<Contender, Expectation> small = new LinkedHashMap<>();
+        Map<Contender, Expectation> big = new LinkedHashMap<>();
+        for (Contender c : contenders) {
+            small.put(c, learn(c, settings.fixture()));
+            big.put(c, learn(c, large));
+            System.out.println(c.name() + " serves, small node: " + small.get(c) + "; large node: " + big.get(c).devices().size()
+                    + " resource(s), " + big.get(c).total() + " device(s)");
+        }
+        String allocated = allocationTarget(small.values());
+        System.out.println(String.format("Allocate of one device of %s: %,d calls on one channel, p50 of the last %,d", allocated, CALLS, MEASURED));
+
+        Map<Contender, Samples> samples = new LinkedHashMap<>();
+        for (Contender c : contenders) samples.put(c, new Samples());
+        for (int run = 1; run <= settings.runs(); run++) {
+            List<Contender> order = new ArrayList<>(contenders);
+            if (run % 2 == 0) order = order.reversed();
+            for (Contender c : order) {
+                Samples s = samples.get(c);
+                try (PluginRun r = PluginRun.start(c, settings.fixture(), log(c, "small", run))) {
+                    s.registeredMs().add(r.awaitRegistered(small.get(c)));
+                    s.startCpuMs().add(r.cpuMillis());
+                    s.allocateP50Us().add(r.allocate(allocated, CALLS, CALLS - MEASURED).p50Us());
+                    s.hwmKiB().add(r.vmHwmKiB());
+                }
+                try (PluginRun r = PluginRun.start(c, large, log(c, "large", run))) {
+                    s.listedMs().add(r.awaitListed(big.get(c)));
+                }
+                System.out.printf("run %d %-14s small: registered %4d ms (CPU %4d ms), Allocate p50 %5.0f us, VmHWM %5.1f MiB; large: listed %5d ms%n",
+                        run, c.name(), s.registeredMs().getLast(), s.startCpuMs().getLast(), s.allocateP50Us().getLast(),
+                        s.hwmKiB().getLast() / 1024.0, s.listedMs().getLast());
+            }
+        }
+        Map<Contender, IdleCost> idle = new LinkedHashMap<>();
+        if (settings.idle().isPositive()) {
+            for (Contender c : contenders) {
+                try (PluginRun r = PluginRun.start(c, large, log(c, "idle", 0))) {
+                    r.awaitListed(big.get(c));
+                    Thread.sleep(IDLE_SETTLE.toMillis());
+                    idle.put(c, IdleCost.measure(r.pid(), settings.idle()));
+                }
+                System.out.println("idle " + c.name() + " on the large node " + idle.get(c));
+            }
+        }
+        System.out.println();
+        ComparisonTable table = table(contenders, samples, idle);
+        table.lines(contenders.size() > 1 ? contenders.get(1).name() : "NVIDIA").forEach(System.out::println);
+        System.out.println("load average at the end: " + loadAverage());
+    }
+
+    private static ComparisonTable table(List<Contender> contenders, Map<Contender, Samples> samples, Map<Contender, IdleCost> idle) {
+        Samples o = samples.get(contenders.getFirst());
+        Optional<Samples> p = contenders.size() > 1 ? Optional.of(samples.get(contenders.get(1))) : Optional.empty();
+        ComparisonTable t = new ComparisonTable()
+                .add(ratioRow("start → all resources registered, t4-numa", "ms", o, p, Samples::registeredMs, 1, 2))
+                .add(ratioRow("start → all registered with full lists, 1,410-function node", "ms", o, p, Samples::listedMs, 1, 2))
+                .add(ratioRow(String.format("VmHWM after registration + %,d calls", CALLS), "MiB", o, p, Samples::hwmKiB, 1024, 2.5))
+                .add(ratioRow("Allocate p50 on one channel", "µs", o, p, Samples::allocateP50Us, 1, 1));
+        IdleCost ours = idle.get(contenders.getFirst());
+        if (ours != null) {
+            Optional<IdleCost> peer = Optional.ofNullable(contenders.size() > 1 ? idle.get(contenders.get(1)) : null);
+            t.add(new ComparisonTable.Row("idle CPU, 1,410-function node", "CPU-s/h", ours.cpuSecondsPerHour(),
+                    peer.map(i -> OptionalDouble.of(i.cpuSecondsPerHour())).orElse(OptionalDouble.empty()), OptionalDouble.of(5), false));
+            t.add(new ComparisonTable.Row("idle wake-ups (context switches), 1,410-function node", "/min", ours.wakeupsPerMinute(),
+                    peer.map(i -> OptionalDouble.of(i.wakeupsPerMinute())).orElse(OptionalDouble.empty()), OptionalDouble.empty(), false));
+        }
+        return t;
+    }
+
+    private static ComparisonTable.Row ratioRow(String figure, String unit, Samples ours, Optional<Samples> peer,
+                                                Function<Samples, List<? extends Number>> values, double divisor, double goal) {
+        return new ComparisonTable.Row(figure, unit, ComparisonTable.median(values.apply(ours)) / divisor,
+                peer.map(s -> OptionalDouble.of(ComparisonTable.median(values.apply(s)) / divisor)).orElse(OptionalDouble.empty()),
+                OptionalDouble.of(goal), true);
+    }
+
+    /** One uncounted run that also learns what the plugin serves on the node (and warms the page cache). */
+    private Expectation learn(Contender c, Path node) throws Exception {
+        try (PluginRun r = PluginRun.start(c, node, log(c, "warm-up-" + node.getFileName(), 0))) {
+            return r.settle(QUIET);
+        }
+    }
+
+    /** The resource Allocate is timed on: the first (by name) that both plugins serve on the small node, else our first. */
+    static String allocationTarget(java.util.Collection<Expectation> small) {
+        List<Expectation> all = List.copyOf(small);
+        return all.getFirst().devices().keySet().stream().filter(r -> all.stream().allMatch(e -> e.devices().containsKey(r)))
+                .findFirst().orElseThrow(() -> new IllegalStateException("the plugins serve no resource of the same name on the small node: " + all));
+    }
+
+    private long scriptOverheadMs(Contender.Nvidia peer) throws Exception {
+        Path dir = Files.createTempDirectory("vfio-dp-peer-script-");
+        try {
+            List<Long> ms = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                long t0 = System.nanoTime();
+                int exit = new ProcessBuilder(new Contender.Nvidia(peer.runScript(), Path.of("/bin/true"), pciIds).command(settings.fixture(), dir))
+                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+                if (exit != 0) throw new IllegalStateException(peer.runScript() + " with /bin/true exited with " + exit);
+                ms.add((System.nanoTime() - t0) / 1_000_000);
+            }
+            return (long) ComparisonTable.median(ms);
+        } finally {
+            Trees.deleteRecursively(dir);
+        }
+    }
+
+    private Optional<Path> log(Contender c, String what, int run) throws IOException {
+        if (settings.logs().isEmpty()) return Optional.empty();
+        Files.createDirectories(settings.logs().get());
+        return Optional.of(settings.logs().get().resolve((c instanceof Contender.Ours ? "ours" : "nvidia") + "-" + what + "-" + run + ".log"));
+    }
+
+    private static void writeBundledPciIds(Path file) throws IOException {
+        try (InputStream in = PciIds.class.getResourceAsStream("/pci.ids.gz")) {
+            if (in == null) throw new IOException("no /pci.ids.gz on the class path (the plugin jar)");
+            try (InputStream plain = new GZIPInputStream(in)) {
+                Files.copy(plain, file);
+            }
+        }
+    }
+
+    private static String loadAverage() throws IOException {
+        return Files.readString(Path.of("/proc/loadavg")).trim();
+    }
+}
