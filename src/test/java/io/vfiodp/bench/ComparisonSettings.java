@@ -2,6 +2,8 @@ package io.vfiodp.bench;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -12,34 +14,37 @@ import java.util.Optional;
  * @param peerMirror  git directory (bare mirror or clone) of NVIDIA/kubevirt-gpu-device-plugin
  * @param peerScripts directory holding {@code build-nvidia-kubevirt-gpu-device-plugin.sh} and {@code run-nvidia-on-fixture.sh}
  * @param peerOut     where the build script keeps Go and the binary (reused when already built)
- * @param image       our plugin directory ({@code target/image}: jlink runtime, AOT cache, jvm.options, launcher)
+ * @param images      our plugin directories ({@code target/image}: jlink runtime, AOT cache, jvm.options, launcher); more
+ *                    than one (a baseline's, a variant's) are measured in the same alternation, each compared with the peer
  * @param runs        counted runs of each plugin on each node, alternating; the figures are their medians
  * @param idle        how long idle cost is sampled on the large node; zero skips it
  * @param fixture     the small node (start-up, Allocate, memory)
  * @param logs        where each run's plugin output goes (discarded unless given)
  */
-record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, Path image, int runs, Duration idle, Path fixture,
+record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, List<Path> images, int runs, Duration idle, Path fixture,
                           Optional<Path> logs) {
 
     static final String USAGE = """
             usage: java -cp target/vfio-device-plugin.jar:target/test-classes io.vfiodp.bench.ServeBench --peer GIT_DIR
-                [--peer-scripts DIR (/work/shared/peers)] [--peer-out DIR (/tmp/peers)] [--image DIR (target/image)]
+                [--peer-scripts DIR (/work/shared/peers)] [--peer-out DIR (/tmp/peers)] [--image DIR (target/image; repeatable)]
                 [--runs N (5, at least 3)] [--idle-seconds S (120; 0 skips the idle measurement)]
                 [--fixture DIR (src/test/resources/sysfs-fixtures/t4-numa)] [--logs DIR]
             GIT_DIR: a git mirror of NVIDIA/kubevirt-gpu-device-plugin holding tag v1.6.0; when the peer cannot be
-            built from it, the bench says why and measures our plugin alone.""";
+            built from it (or GIT_DIR is "none"), the bench says why and measures our plugin alone.""";
 
     ComparisonSettings {
         Objects.requireNonNull(peerMirror, "peerMirror");
         if (runs < 3) throw new IllegalArgumentException("--runs " + runs + ": the figures are medians of at least 3 runs");
         if (idle.isNegative()) throw new IllegalArgumentException("--idle-seconds is negative");
+        images = List.copyOf(images);
+        if (images.isEmpty()) throw new IllegalArgumentException("no --image to measure");
     }
 
     static ComparisonSettings parse(String... args) {
         Path mirror = null;
         Path scripts = Path.of("/work/shared/peers");
         Path out = Path.of("/tmp/peers");
-        Path image = Path.of("target/image");
+        List<Path> images = new ArrayList<>();
         int runs = 5;
         Duration idle = Duration.ofSeconds(120);
         Path fixture = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
@@ -52,7 +57,7 @@ record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, Path 
                 case "--peer" -> mirror = Path.of(v);
                 case "--peer-scripts" -> scripts = Path.of(v);
                 case "--peer-out" -> out = Path.of(v);
-                case "--image" -> image = Path.of(v);
+                case "--image" -> images.add(Path.of(v));
                 case "--runs" -> runs = integer(v, a);
                 case "--idle-seconds" -> idle = Duration.ofSeconds(integer(v, a));
                 case "--fixture" -> fixture = Path.of(v);
@@ -61,7 +66,8 @@ record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, Path 
             }
         }
         if (mirror == null) throw new IllegalArgumentException("--peer GIT_DIR is missing\n" + USAGE);
-        return new ComparisonSettings(mirror, scripts, out, image, runs, idle, fixture, logs);
+        if (images.isEmpty()) images.add(Path.of("target/image"));
+        return new ComparisonSettings(mirror, scripts, out, images, runs, idle, fixture, logs);
     }
 
     Path buildScript() {

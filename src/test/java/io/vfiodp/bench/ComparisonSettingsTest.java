@@ -18,7 +18,7 @@ class ComparisonSettingsTest {
         assertThat(s.buildScript()).isEqualTo(Path.of("/work/shared/peers/build-nvidia-kubevirt-gpu-device-plugin.sh"));
         assertThat(s.runScript()).isEqualTo(Path.of("/work/shared/peers/run-nvidia-on-fixture.sh"));
         assertThat(s.peerOut()).isEqualTo(Path.of("/tmp/peers"));
-        assertThat(s.image()).isEqualTo(Path.of("target/image"));
+        assertThat(s.images()).containsExactly(Path.of("target/image"));
         assertThat(s.runs()).isEqualTo(5);
         assertThat(s.idle()).isEqualTo(Duration.ofSeconds(120));
         assertThat(s.fixture()).isEqualTo(Path.of("src/test/resources/sysfs-fixtures/t4-numa"));
@@ -28,11 +28,11 @@ class ComparisonSettingsTest {
     @Test
     void everyOptionIsTaken() {
         ComparisonSettings s = ComparisonSettings.parse("--runs", "7", "--peer", "/m", "--peer-scripts", "/s", "--peer-out", "/o",
-                "--image", "/base/target/image", "--idle-seconds", "0", "--fixture", "/f", "--logs", "/l");
+                "--image", "/base/target/image", "--image", "target/image", "--idle-seconds", "0", "--fixture", "/f", "--logs", "/l");
 
         assertThat(s.runScript()).isEqualTo(Path.of("/s/run-nvidia-on-fixture.sh"));
         assertThat(s.peerOut()).isEqualTo(Path.of("/o"));
-        assertThat(s.image()).isEqualTo(Path.of("/base/target/image"));
+        assertThat(s.images()).containsExactly(Path.of("/base/target/image"), Path.of("target/image"));
         assertThat(s.runs()).isEqualTo(7);
         assertThat(s.idle()).isZero();
         assertThat(s.fixture()).isEqualTo(Path.of("/f"));

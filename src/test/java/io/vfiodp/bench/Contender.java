@@ -13,11 +13,13 @@ sealed interface Contender {
     /**
      * Our plugin as shipped: the image directory's launcher (jlink runtime, AOT cache, jvm.options),
      * reading the same pci.ids file as the peer.
+     *
+     * @param label what tells this image from others measured in the same run ("" when it is the only one)
      */
-    record Ours(Path image, Path pciIds) implements Contender {
+    record Ours(Path image, String label, Path pciIds) implements Contender {
         @Override
         public String name() {
-            return "ours";
+            return label.isEmpty() ? "ours" : "ours " + label;
         }
 
         Path launcher() {

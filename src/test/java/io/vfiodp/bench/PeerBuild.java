@@ -15,6 +15,7 @@ sealed interface PeerBuild {
 
     /** Runs the build script (which returns at once when the binary is already in {@code out}); its output goes to {@code out/build.log}. */
     static PeerBuild build(Path script, Path mirror, Path out) throws InterruptedException {
+        if (mirror.toString().equals("none")) return new Unavailable("--peer none");
         if (!Files.isRegularFile(script)) return new Unavailable("no build script at " + script + " (--peer-scripts DIR)");
         if (!Files.isDirectory(mirror)) return new Unavailable("no git directory at " + mirror + " (--peer GIT_DIR)");
         try {

@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,11 +67,13 @@ public final class PeerComparison {
             System.exit(2);
             return;
         }
-        Path launcher = settings.image().resolve("bin/vfio-device-plugin");
-        if (!Files.isExecutable(launcher)) {
-            throw new IllegalStateException(launcher + " is missing: run ./mvnw -B -q -DskipTests package (the profile \"image\" builds it)");
+        for (Path image : settings.images()) {
+            Path launcher = image.resolve("bin/vfio-device-plugin");
+            if (!Files.isExecutable(launcher)) {
+                throw new IllegalStateException(launcher + " is missing: run ./mvnw -B -q -DskipTests package (the profile \"image\" builds it)");
+            }
         }
-        System.out.println(Runtime.getRuntime().availableProcessors() + " CPUs; load average " + loadAverage() + "; image " + settings.image()
+        System.out.println(Runtime.getRuntime().availableProcessors() + " CPUs; load average " + loadAverage() + "; images " + settings.images()
                 + "; " + settings.runs() + " counted runs per plugin and node, alternating");
         PeerBuild build = PeerBuild.build(settings.buildScript(), settings.peerMirror(), settings.peerOut());
         Path shm = Path.of("/dev/shm");
@@ -87,19 +91,25 @@ public final class PeerComparison {
     }
 
     private void run(PeerBuild build) throws Exception {
-        List<Contender> contenders = new ArrayList<>(List.of(new Contender.Ours(settings.image(), pciIds)));
-        switch (build) {
+        List<Contender.Ours> ours = new ArrayList<>();
+        for (Path image : settings.images()) ours.add(new Contender.Ours(image, settings.images().size() > 1 ? label(image) : "", pciIds));
+        Optional<Contender.Nvidia> peer = switch (build) {
             case PeerBuild.Built b -> {
                 System.out.println("peer: " + b.binary() + " (" + settings.buildScript() + " " + settings.peerMirror() + ")");
-                contenders.add(new Contender.Nvidia(settings.runScript(), b.binary(), pciIds));
+                yield Optional.of(new Contender.Nvidia(settings.runScript(), b.binary(), pciIds));
             }
-            case PeerBuild.Unavailable u -> System.out.println("peer: cannot build NVIDIA's plugin, so our figures alone: " + u.why());
-        }
+            case PeerBuild.Unavailable u -> {
+                System.out.println("peer: cannot build NVIDIA's plugin, so our figures alone: " + u.why());
+                yield Optional.empty();
+            }
+        };
+        List<Contender> contenders = new ArrayList<>(ours);
+        peer.ifPresent(contenders::add);
         System.out.println("nodes: small " + settings.fixture() + "; large " + LargeHostTree.Shape.PEER_COMPARISON.functionCount()
                 + " PCI functions " + LargeHostTree.Shape.PEER_COMPARISON + "; both plugins read pci.ids from " + pciIds);
-        if (contenders.size() > 1) {
+        if (peer.isPresent()) {
             System.out.printf("the run script's own start (mount namespace, binds, two execs; in NVIDIA's start-up figures): median %d ms%n",
-                    scriptOverheadMs((Contender.Nvidia) contenders.get(1)));
+                    scriptOverheadMs(peer.get()));
         }
         Map<Contender, Expectation> small = new LinkedHashMap<>();
         Map<Contender, Expectation> big = new LinkedHashMap<>();
@@ -115,8 +125,9 @@ public final class PeerComparison {
         Map<Contender, Samples> samples = new LinkedHashMap<>();
         for (Contender c : contenders) samples.put(c, new Samples());
         for (int run = 1; run <= settings.runs(); run++) {
+            // Each run starts with the next plugin, so none always runs first (or right after the same one).
             List<Contender> order = new ArrayList<>(contenders);
-            if (run % 2 == 0) order = order.reversed();
+            Collections.rotate(order, -(run - 1));
             for (Contender c : order) {
                 Samples s = samples.get(c);
                 try (PluginRun r = PluginRun.start(c, settings.fixture(), log(c, "small", run))) {
@@ -144,36 +155,35 @@ public final class PeerComparison {
                 System.out.println("idle " + c.name() + " on the large node " + idle.get(c));
             }
         }
-        System.out.println();
-        ComparisonTable table = table(contenders, samples, idle);
-        table.lines(contenders.size() > 1 ? contenders.get(1).name() : "NVIDIA").forEach(System.out::println);
+        for (Contender.Ours o : ours) {
+            System.out.println();
+            if (ours.size() > 1) System.out.println(o.name() + ": " + o.image());
+            table(samples.get(o), peer.map(samples::get), idle.get(o), peer.map(idle::get)).lines(peer.map(Contender::name).orElse("NVIDIA"))
+                    .forEach(System.out::println);
+        }
         System.out.println("load average at the end: " + loadAverage());
     }
 
-    private static ComparisonTable table(List<Contender> contenders, Map<Contender, Samples> samples, Map<Contender, IdleCost> idle) {
-        Samples o = samples.get(contenders.getFirst());
-        Optional<Samples> p = contenders.size() > 1 ? Optional.of(samples.get(contenders.get(1))) : Optional.empty();
+    private static ComparisonTable table(Samples o, Optional<Samples> p, IdleCost ourIdle, Optional<IdleCost> peerIdle) {
         ComparisonTable t = new ComparisonTable()
-                .add(ratioRow("start → all resources registered, t4-numa", "ms", o, p, Samples::registeredMs, 1, 2))
-                .add(ratioRow("start → all registered with full lists, 1,410-function node", "ms", o, p, Samples::listedMs, 1, 2))
-                .add(ratioRow(String.format("VmHWM after registration + %,d calls", CALLS), "MiB", o, p, Samples::hwmKiB, 1024, 2.5))
-                .add(ratioRow("Allocate p50 on one channel", "µs", o, p, Samples::allocateP50Us, 1, 1));
-        IdleCost ours = idle.get(contenders.getFirst());
-        if (ours != null) {
-            Optional<IdleCost> peer = Optional.ofNullable(contenders.size() > 1 ? idle.get(contenders.get(1)) : null);
-            t.add(new ComparisonTable.Row("idle CPU, 1,410-function node", "CPU-s/h", ours.cpuSecondsPerHour(),
-                    peer.map(i -> OptionalDouble.of(i.cpuSecondsPerHour())).orElse(OptionalDouble.empty()), OptionalDouble.of(5), false));
-            t.add(new ComparisonTable.Row("idle wake-ups (context switches), 1,410-function node", "/min", ours.wakeupsPerMinute(),
-                    peer.map(i -> OptionalDouble.of(i.wakeupsPerMinute())).orElse(OptionalDouble.empty()), OptionalDouble.empty(), false));
+                .add(ratioRow("start → all resources registered, t4-numa", "ms", o, p, Samples::registeredMs, 1, OptionalDouble.of(2)))
+                .add(ratioRow("start → all registered with full lists, 1,410-function node", "ms", o, p, Samples::listedMs, 1, OptionalDouble.of(2)))
+                .add(ratioRow(String.format("VmHWM after registration + %,d calls", CALLS), "MiB", o, p, Samples::hwmKiB, 1024, OptionalDouble.of(2.5)))
+                .add(ratioRow("Allocate p50 on one channel", "µs", o, p, Samples::allocateP50Us, 1, OptionalDouble.of(1)))
+                .add(ratioRow("(CPU used by then, t4-numa)", "ms", o, p, Samples::startCpuMs, 1, OptionalDouble.empty()));
+        if (ourIdle != null) {
+            t.add(new ComparisonTable.Row("idle CPU, 1,410-function node", "CPU-s/h", ourIdle.cpuSecondsPerHour(),
+                    peerIdle.map(i -> OptionalDouble.of(i.cpuSecondsPerHour())).orElse(OptionalDouble.empty()), OptionalDouble.of(5), false));
+            t.add(new ComparisonTable.Row("idle wake-ups (context switches), 1,410-function node", "/min", ourIdle.wakeupsPerMinute(),
+                    peerIdle.map(i -> OptionalDouble.of(i.wakeupsPerMinute())).orElse(OptionalDouble.empty()), OptionalDouble.empty(), false));
         }
         return t;
     }
 
     private static ComparisonTable.Row ratioRow(String figure, String unit, Samples ours, Optional<Samples> peer,
-                                                Function<Samples, List<? extends Number>> values, double divisor, double goal) {
+                                                Function<Samples, List<? extends Number>> values, double divisor, OptionalDouble goal) {
         return new ComparisonTable.Row(figure, unit, ComparisonTable.median(values.apply(ours)) / divisor,
-                peer.map(s -> OptionalDouble.of(ComparisonTable.median(values.apply(s)) / divisor)).orElse(OptionalDouble.empty()),
-                OptionalDouble.of(goal), true);
+                peer.map(s -> OptionalDouble.of(ComparisonTable.median(values.apply(s)) / divisor)).orElse(OptionalDouble.empty()), goal, true);
     }
 
     /** One uncounted run that also learns what the plugin serves on the node (and warms the page cache). */
@@ -184,7 +194,7 @@ public final class PeerComparison {
     }
 
     /** The resource Allocate is timed on: the first (by name) that both plugins serve on the small node, else our first. */
-    static String allocationTarget(java.util.Collection<Expectation> small) {
+    static String allocationTarget(Collection<Expectation> small) {
         List<Expectation> all = List.copyOf(small);
         return all.getFirst().devices().keySet().stream().filter(r -> all.stream().allMatch(e -> e.devices().containsKey(r)))
                 .findFirst().orElseThrow(() -> new IllegalStateException("the plugins serve no resource of the same name on the small node: " + all));
@@ -210,7 +220,13 @@ public final class PeerComparison {
     private Optional<Path> log(Contender c, String what, int run) throws IOException {
         if (settings.logs().isEmpty()) return Optional.empty();
         Files.createDirectories(settings.logs().get());
-        return Optional.of(settings.logs().get().resolve((c instanceof Contender.Ours ? "ours" : "nvidia") + "-" + what + "-" + run + ".log"));
+        return Optional.of(settings.logs().get().resolve(c.name().replaceAll("[^A-Za-z0-9.-]+", "_") + "-" + what + "-" + run + ".log"));
+    }
+
+    /** A short name for an image among several: the checkout it was built in for {@code .../CHECKOUT/target/image}, else the directory's name. */
+    static String label(Path image) {
+        Path p = image.toAbsolutePath().normalize();
+        return p.endsWith(Path.of("target", "image")) && p.getNameCount() > 2 ? p.getName(p.getNameCount() - 3).toString() : p.getFileName().toString();
     }
 
     private static void writeBundledPciIds(Path file) throws IOException {
