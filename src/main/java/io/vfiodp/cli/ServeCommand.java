@@ -1,7 +1,7 @@
 package io.vfiodp.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.vfiodp.kubevirt.KubeClients;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
@@ -144,7 +144,7 @@ final class ServeCommand implements Callable<Integer> {
         if (kubeApi().isEmpty()) {
             return Optional.empty();
         }
-        try (KubernetesClient client = new KubernetesClientBuilder().build()) {
+        try (KubernetesClient client = KubeClients.standard()) {
             KubeVirtPolicyFollower follower = KubeVirtPolicyFollower.start(client, node, PermittedConfigSource.file(host.config()),
                     "--config", new PluginMetrics(new PrometheusRegistry()), FIRST_CR_READING_WAIT);
             try {
@@ -184,7 +184,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (api.isPresent()) {
             try {
-                client = Optional.of(new KubernetesClientBuilder().build());
+                client = Optional.of(KubeClients.standard());
             } catch (RuntimeException e) {
                 // a broken kubeconfig must not keep the GPUs from being served
                 LoggerFactory.getLogger(ServeCommand.class).warn("--kubevirt auto: cannot set up a Kubernetes client ({}); serving {} only",

@@ -1,7 +1,7 @@
 package io.vfiodp.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.vfiodp.kubevirt.KubeClients;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.kubevirt.DesiredMdevTypes;
 import io.vfiodp.kubevirt.NodeEventRecorder;
@@ -108,7 +108,7 @@ final class VgpuOptions {
         try {
             Map<String, String> labels = Map.of();
             if (fromCr.isEmpty() && nodeName.isPresent()) {
-                try (KubernetesClient c = new KubernetesClientBuilder().build()) {
+                try (KubernetesClient c = KubeClients.standard()) {
                     labels = new NodeLayoutEvents(c, nodeName.get(), null).labels();
                 }
             }

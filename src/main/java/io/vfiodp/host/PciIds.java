@@ -5,7 +5,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collections;
@@ -16,15 +15,21 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.zip.GZIPInputStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The pci.ids database: vendor and device names by id.
+ *
+ * <p>Which copy ({@link PciIdsCopies}; {@link #origin()} says which and why): an explicit file, else
+ * the newer by {@code Version:} of the first system file and the jar's copy (Debian's
+ * {@code pci.ids}, refreshed by {@code bin/refresh-pci-ids}): a stale copy names new GPUs by hex id.
  *
  * <p>Reading streams the file once up to the device-class section and keeps only the vendor
  * lines and the device lines of the vendors asked for ({@link #load(Optional, Set)}; all of
  * them with {@link #load(Optional)}): comments, blank and subsystem lines are dropped as they
  * go by. The plugin names the devices of one vendor, NVIDIA ({@code PolicyEngine.vendorsNamed}),
- * about 1,750 lines out of ~36,000; holding the whole database (0.75 MB even without the dropped
+ * about 2,000 lines out of ~43,000; holding the whole database (0.94 MB even without the dropped
  * lines) was most of its live heap, and reading it into one array before filtering put 3 MB of garbage into the old
  * generation at start. A vendor's device lines are parsed the first time one of its devices
  * is looked up.
@@ -37,11 +42,27 @@ public final class PciIds {
     public static final List<Path> SYSTEM_LOCATIONS = List.of(
             Path.of("/usr/share/misc/pci.ids"), Path.of("/usr/share/hwdata/pci.ids"), Path.of("/usr/share/pci.ids"));
 
+    private static final Logger LOG = LoggerFactory.getLogger(PciIds.class);
+
     static final String BUNDLED_RESOURCE = "/pci.ids.gz";
     static final String BUNDLED_SOURCE = "bundled pci.ids (jar:" + BUNDLED_RESOURCE + ")";
     private static final int CHUNK = 64 * 1024;
 
-    private final String source;
+    /**
+     * Where a database came from, for the log and {@code inventory}.
+     *
+     * @param source  a file path or the bundled copy
+     * @param version the header's {@code Version:} ({@code 2026.10.24}), when it has one
+     * @param reason  why this copy was chosen; empty when nothing was chosen (explicit content)
+     */
+    public record Origin(String source, Optional<String> version, Optional<String> reason) {
+        /** {@code bundled pci.ids (jar:/pci.ids.gz), version 2026.10.24: newer than /usr/share/misc/pci.ids (2025.07.11)}. */
+        public String describe() {
+            return source + version.map(v -> ", version " + v).orElse("") + reason.map(r -> ": " + r).orElse("");
+        }
+    }
+
+    private final Origin origin;
     private final byte[] text;
     /** The vendors whose device lines were kept; empty: all. */
     private final Optional<Set<Integer>> deviceVendors;
@@ -49,25 +70,30 @@ public final class PciIds {
     private final Map<Integer, int[]> vendorBlocks;
     private final Map<Integer, Map<Integer, String>> devicesByVendor = new ConcurrentHashMap<>();
 
-    private PciIds(String source, byte[] text, Optional<Set<Integer>> deviceVendors, Map<Integer, int[]> vendorBlocks) {
-        this.source = source;
+    private PciIds(Origin origin, byte[] text, Optional<Set<Integer>> deviceVendors, Map<Integer, int[]> vendorBlocks) {
+        this.origin = origin;
         this.text = text;
         this.deviceVendors = deviceVendors;
         this.vendorBlocks = vendorBlocks;
     }
 
     /**
-     * The explicit file when given (an error naming it when it cannot be read), else the first
-     * of {@link #SYSTEM_LOCATIONS} that exists, else the copy bundled in the jar; every vendor's
-     * device names.
+     * The explicit file when given (an error naming it when it cannot be read), else the newer of
+     * the first of {@link #SYSTEM_LOCATIONS} that exists and the copy bundled in the jar; every
+     * vendor's device names.
      */
     public static PciIds load(Optional<Path> explicit) throws IOException {
         return load(explicit, SYSTEM_LOCATIONS, Optional.empty());
     }
 
-    /** As {@link #load(Optional)}, with the device names of {@code deviceVendors} only (vendor names of all). */
+    /**
+     * As {@link #load(Optional)}, with the device names of {@code deviceVendors} only (vendor
+     * names of all), as {@code serve} loads it; logs which copy it uses and why.
+     */
     public static PciIds load(Optional<Path> explicit, Set<Integer> deviceVendors) throws IOException {
-        return load(explicit, SYSTEM_LOCATIONS, Optional.of(Set.copyOf(deviceVendors)));
+        PciIds ids = load(explicit, SYSTEM_LOCATIONS, Optional.of(Set.copyOf(deviceVendors)));
+        LOG.info("pci.ids: {}", ids.origin().describe());
+        return ids;
     }
 
     static PciIds load(Optional<Path> explicit, List<Path> systemLocations) throws IOException {
@@ -75,45 +101,12 @@ public final class PciIds {
     }
 
     static PciIds load(Optional<Path> explicit, List<Path> systemLocations, Optional<Set<Integer>> deviceVendors) throws IOException {
-        if (explicit.isPresent()) {
-            return read(explicit.get(), deviceVendors);
-        }
-        for (Path candidate : systemLocations) {
-            if (Files.isRegularFile(candidate)) {
-                return read(candidate, deviceVendors);
-            }
-        }
-        return bundled(deviceVendors);
+        return PciIdsCopies.load(explicit, systemLocations, deviceVendors);
     }
 
-    /** The copy in the jar (Debian's pci.ids 2023.04.10). */
+    /** The copy in the jar (Debian's {@code pci.ids} package; {@code bin/refresh-pci-ids} says which version). */
     public static PciIds bundled() throws IOException {
-        return bundled(Optional.empty());
-    }
-
-    private static PciIds bundled(Optional<Set<Integer>> deviceVendors) throws IOException {
-        try (InputStream in = PciIds.class.getResourceAsStream(BUNDLED_RESOURCE)) {
-            if (in == null) throw new IOException(BUNDLED_SOURCE + " is missing from the class path");
-            return parse(BUNDLED_SOURCE, in, deviceVendors);
-        }
-    }
-
-    private static PciIds read(Path file, Optional<Set<Integer>> deviceVendors) throws IOException {
-        InputStream in;
-        try {
-            in = Files.newInputStream(file);
-        } catch (IOException e) {
-            throw new IOException("cannot read pci.ids database " + file + ": " + describe(e), e);
-        }
-        try (in) {
-            return parse(file.toString(), in, deviceVendors);
-        }
-    }
-
-    private static String describe(IOException e) {
-        if (e instanceof java.nio.file.NoSuchFileException) return "no such file";
-        if (e instanceof java.nio.file.AccessDeniedException) return "permission denied";
-        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        return PciIdsCopies.bundled(Optional.empty(), "the bundled copy");
     }
 
     /**
@@ -121,10 +114,11 @@ public final class PciIds {
      * messages. Throws when the content holds no vendor line at all.
      */
     public static PciIds parse(String source, byte[] content) throws IOException {
-        return parse(source, new ByteArrayInputStream(content), Optional.empty());
+        return parse(source, new ByteArrayInputStream(content), Optional.empty(), Optional.empty());
     }
 
-    private static PciIds parse(String source, InputStream raw, Optional<Set<Integer>> deviceVendors) throws IOException {
+    static PciIds parse(String source, InputStream raw, Optional<Set<Integer>> deviceVendors, Optional<String> reason)
+            throws IOException {
         BufferedInputStream in = new BufferedInputStream(raw, CHUNK);
         in.mark(2);
         boolean gzip = in.read() == 0x1f && in.read() == 0x8b;
@@ -135,16 +129,17 @@ public final class PciIds {
             kept = keptLines(plain, deviceVendors);
         } catch (IOException e) {
             throw new IOException(gzip ? "pci.ids database " + source + " is gzip-compressed but cannot be decompressed: " + e.getMessage()
-                    : "cannot read pci.ids database " + source + ": " + describe(e), e);
+                    : "cannot read pci.ids database " + source + ": " + PciIdsCopies.describe(e), e);
         }
         if (kept.vendorBlocks().isEmpty()) {
             throw new IOException("pci.ids database " + source + " has no vendor lines ('vvvv  Vendor name'): not a pci.ids file");
         }
-        return new PciIds(source, kept.text(), deviceVendors, Collections.unmodifiableMap(kept.vendorBlocks()));
+        return new PciIds(new Origin(source, kept.version(), reason), kept.text(), deviceVendors,
+                Collections.unmodifiableMap(kept.vendorBlocks()));
     }
 
-    /** The lines kept, and where each vendor's block of them starts and ends: vendor id → {start, end}. */
-    private record Kept(byte[] text, Map<Integer, int[]> vendorBlocks) {}
+    /** The lines kept, where each vendor's block of them starts and ends (vendor id → {start, end}), and the header's version. */
+    private record Kept(byte[] text, Map<Integer, int[]> vendorBlocks, Optional<String> version) {}
 
     /**
      * The vendor lines, and the device lines (one tab) of the vendors {@code deviceVendors}
@@ -159,6 +154,7 @@ public final class PciIds {
         int length = 0;
         boolean keepDevices = false;
         boolean end = false;
+        Optional<String> version = Optional.empty();
         while (!end) {
             if (length == buf.length) buf = Arrays.copyOf(buf, buf.length * 2); // a line longer than the buffer
             int n = in.read(buf, length, buf.length - length);
@@ -177,7 +173,11 @@ public final class PciIds {
                     break;
                 } else if (first == '\t') {
                     keep = keepDevices && pos + 1 < eol && buf[pos + 1] != '\t';
-                } else if (first != '#') {
+                } else if (first == '#') {
+                    if (version.isEmpty() && open == null) {
+                        version = PciIdsCopies.versionOf(new String(buf, pos, eol - pos, StandardCharsets.UTF_8));
+                    }
+                } else {
                     int id = hex4(buf, pos, eol);
                     if (id >= 0 && pos + 4 < eol && buf[pos + 4] == ' ') {
                         keep = true;
@@ -202,12 +202,7 @@ public final class PciIds {
             length -= pos;
         }
         if (open != null) open[1] = outLength;
-        return new Kept(Arrays.copyOf(out, outLength), blocks);
-    }
-
-    /** Bytes of pci.ids text held for look-ups. */
-    int retainedBytes() {
-        return text.length;
+        return new Kept(Arrays.copyOf(out, outLength), blocks, version);
     }
 
     /** True when this database holds the device names of every vendor in {@code vendors}. */
@@ -234,11 +229,12 @@ public final class PciIds {
 
     /** Where the names come from: a file path or the bundled copy. */
     public String source() {
-        return source;
+        return origin.source();
     }
 
-    public int vendorCount() {
-        return vendorBlocks.size();
+    /** Where the names come from, the version and why this copy. */
+    public Origin origin() {
+        return origin;
     }
 
     public Optional<String> vendorName(int vendor) {
@@ -251,7 +247,7 @@ public final class PciIds {
     /** The device's name; the vendor must be one whose device names this database holds ({@link #hasDeviceNamesOf}). */
     public Optional<String> deviceName(int vendor, int device) {
         if (!hasDeviceNamesOf(Set.of(vendor))) {
-            throw new IllegalArgumentException(String.format("%s was read without the device names of vendor %04x", source, vendor));
+            throw new IllegalArgumentException(String.format("%s was read without the device names of vendor %04x", origin.source(), vendor));
         }
         return Optional.ofNullable(devices(vendor).get(device));
     }
@@ -297,8 +293,9 @@ public final class PciIds {
         return new String(text, a, b - a, StandardCharsets.UTF_8);
     }
 
+    /** Names it, with what it holds: vendors, and bytes of kept lines (the heap it costs). */
     @Override
     public String toString() {
-        return "PciIds[" + source + ", " + vendorBlocks.size() + " vendors]";
+        return "PciIds[" + origin.describe() + ", " + vendorBlocks.size() + " vendors, " + text.length + " bytes held]";
     }
 }

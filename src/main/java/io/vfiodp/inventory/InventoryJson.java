@@ -1,12 +1,12 @@
 package io.vfiodp.inventory;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.util.DefaultIndenter;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import com.fasterxml.jackson.core.util.Separators;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import tools.jackson.core.util.DefaultIndenter;
+import tools.jackson.core.util.DefaultPrettyPrinter;
+import tools.jackson.core.util.Separators;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.ScanProblem;
 import io.vfiodp.host.VfioAvailability;
@@ -37,10 +37,12 @@ public final class InventoryJson {
 
     /** As {@link #format(InventoryReport)}, with a {@code vfio} object saying what {@code /dev/vfio/vfio} answered. */
     public static String format(InventoryReport report, Optional<VfioAvailability> vfio) {
-        ObjectMapper mapper = new ObjectMapper();
+        ObjectMapper mapper = new JsonMapper();
         ObjectNode root = mapper.createObjectNode();
         root.put("schema", SCHEMA);
-        root.put("pciIds", report.pciIds());
+        root.put("pciIds", report.pciIds().source());
+        root.put("pciIdsVersion", report.pciIds().version().orElse(null));
+        root.put("pciIdsChosen", report.pciIds().reason().orElse(null));
         root.put("configuration", report.configuration().orElse(null));
         vfio.ifPresent(v -> {
             ObjectNode n = root.putObject("vfio");
@@ -82,16 +84,12 @@ public final class InventoryJson {
             n.put("message", p.message());
         }
         DefaultPrettyPrinter printer = new DefaultPrettyPrinter(Separators.createDefaultInstance()
-                        .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+                        .withObjectNameValueSpacing(Separators.Spacing.AFTER)
                         .withObjectEmptySeparator("")
                         .withArrayEmptySeparator(""))
                 .withObjectIndenter(new DefaultIndenter("  ", "\n"))
                 .withArrayIndenter(new DefaultIndenter("  ", "\n"));
-        try {
-            return mapper.writer(printer).writeValueAsString(root) + "\n";
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a tree of plain nodes always serialises", e);
-        }
+        return mapper.writer().with(printer).writeValueAsString(root) + "\n";
     }
 
     private static ObjectNode device(ObjectMapper mapper, Row row) {

@@ -26,11 +26,11 @@ import java.util.OptionalInt;
  * policy decided on (PCI functions by address, then mdevs by UUID), the resources, and what went
  * wrong while scanning or reading the configuration.
  *
- * @param pciIds        where model names come from
+ * @param pciIds        where model names come from: the copy of pci.ids, its version and why it was chosen
  * @param configuration the configuration file, empty in default mode
  */
 public record InventoryReport(
-        String pciIds,
+        PciIds.Origin pciIds,
         Optional<String> configuration,
         List<Row> rows,
         List<ResourceSummary> resources,
@@ -157,6 +157,6 @@ public record InventoryReport(
         List<PolicyProblem> configProblems = new ArrayList<>();
         for (String w : configWarnings) configProblems.add(new PolicyProblem(PolicyProblem.Severity.WARNING, w));
         configProblems.addAll(result.problems());
-        return new InventoryReport(pciIds.source(), configuration, rows, resources, snapshot.problems(), configProblems);
+        return new InventoryReport(pciIds.origin(), configuration, rows, resources, snapshot.problems(), configProblems);
     }
 }

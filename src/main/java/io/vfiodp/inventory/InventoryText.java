@@ -31,7 +31,7 @@ public final class InventoryText {
     /** As {@link #format(InventoryReport)}, with a {@code vfio:} line saying what {@code /dev/vfio/vfio} answered. */
     public static String format(InventoryReport report, Optional<VfioAvailability> vfio) {
         StringBuilder out = new StringBuilder();
-        out.append("pci.ids: ").append(report.pciIds()).append('\n');
+        out.append("pci.ids: ").append(report.pciIds().describe()).append('\n');
         out.append("configuration: ").append(report.configuration().orElse("none (default: NVIDIA GPUs, NVSwitches and vGPUs)"))
                 .append('\n');
         vfio.ifPresent(v -> out.append("vfio: ").append(v.describe()).append('\n'));

@@ -68,6 +68,7 @@ public final class ConfigProblemReporter {
         String text = p.message();
         String reason;
         if (text.contains("repeats the selector")) reason = "duplicate_selector";
+        else if (text.contains("so KubeVirt's virt-handler serves those devices")) reason = "served_by_kubevirt";
         else if (text.contains("cannot mix")) reason = "mixed_kinds";
         else if (text.contains("pciVendorSelector must be") || text.contains("mdevNameSelector is empty")
                 || text.contains("mdevNameSelector contains")) reason = "malformed_selector";

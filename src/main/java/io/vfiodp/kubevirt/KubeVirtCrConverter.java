@@ -1,10 +1,8 @@
 package io.vfiodp.kubevirt;
 
 import io.vfiodp.kubevirt.model.KubeVirt;
-import io.vfiodp.kubevirt.model.kubevirtspec.Configuration;
-import io.vfiodp.kubevirt.model.kubevirtspec.configuration.PermittedHostDevices;
-import io.vfiodp.kubevirt.model.kubevirtspec.configuration.permittedhostdevices.MediatedDevices;
-import io.vfiodp.kubevirt.model.kubevirtspec.configuration.permittedhostdevices.PciHostDevices;
+import io.vfiodp.kubevirt.model.KubeVirtConfiguration;
+import io.vfiodp.kubevirt.model.PermittedHostDevices;
 import io.vfiodp.policy.config.MediatedHostDevice;
 import io.vfiodp.policy.config.PciHostDevice;
 import java.util.ArrayList;
@@ -24,7 +22,7 @@ final class KubeVirtCrConverter {
 
     static KubeVirtConfig.FromCr convert(KubeVirt kv, Map<String, String> nodeLabels) {
         CrRef ref = ActiveKubeVirt.ref(kv);
-        Configuration conf = kv.getSpec() == null ? null : kv.getSpec().getConfiguration();
+        KubeVirtConfiguration conf = kv.getSpec() == null ? null : kv.getSpec().getConfiguration();
         if (conf == null) return new KubeVirtConfig.FromCr(ref, Optional.empty(), DesiredMdevTypes.NONE);
         return new KubeVirtConfig.FromCr(ref,
                 Optional.ofNullable(conf.getPermittedHostDevices()).map(KubeVirtCrConverter::permitted),
@@ -34,12 +32,12 @@ final class KubeVirtCrConverter {
     static io.vfiodp.policy.config.PermittedHostDevices permitted(PermittedHostDevices p) {
         // a null item (a bare "-" in YAML) stays in place as null: the policy names entries by index
         List<PciHostDevice> pci = new ArrayList<>();
-        for (PciHostDevices d : orEmpty(p.getPciHostDevices())) {
+        for (io.vfiodp.kubevirt.model.PciHostDevice d : orEmpty(p.getPciHostDevices())) {
             pci.add(d == null ? null
                     : new PciHostDevice(d.getPciVendorSelector(), d.getResourceName(), Boolean.TRUE.equals(d.getExternalResourceProvider())));
         }
         List<MediatedHostDevice> mdev = new ArrayList<>();
-        for (MediatedDevices d : orEmpty(p.getMediatedDevices())) {
+        for (io.vfiodp.kubevirt.model.MediatedHostDevice d : orEmpty(p.getMediatedDevices())) {
             mdev.add(d == null ? null
                     : new MediatedHostDevice(d.getMdevNameSelector(), d.getResourceName(), Boolean.TRUE.equals(d.getExternalResourceProvider())));
         }

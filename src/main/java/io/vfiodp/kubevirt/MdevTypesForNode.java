@@ -1,7 +1,7 @@
 package io.vfiodp.kubevirt;
 
-import io.vfiodp.kubevirt.model.kubevirtspec.configuration.MediatedDevicesConfiguration;
-import io.vfiodp.kubevirt.model.kubevirtspec.configuration.mediateddevicesconfiguration.NodeMediatedDeviceTypes;
+import io.vfiodp.kubevirt.model.MediatedDevicesConfiguration;
+import io.vfiodp.kubevirt.model.NodeMediatedDeviceTypes;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
 
 /**
  * One fabric8 informer kept alive: when listing or watching fails (API server down, RBAC
@@ -189,10 +190,12 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
             }
         }
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof IOException io) {
-                // Whatever answered was not an API server's HTTP and JSON (a proxy's error page, a half-written response).
-                return "unreadable answer from the API server (" + io.getClass().getSimpleName()
-                        + (io.getMessage() == null ? "" : ": " + printable(io.getMessage())) + ")";
+            // Jackson 3's parse errors are unchecked: they and I/O errors both mean that whatever answered was not an
+            // API server's HTTP and JSON (a proxy's error page, a half-written response).
+            if (c instanceof IOException || c instanceof JacksonException) {
+                String message = c instanceof JacksonException j ? j.getOriginalMessage() : c.getMessage();
+                return "unreadable answer from the API server (" + c.getClass().getSimpleName()
+                        + (message == null ? "" : ": " + printable(message)) + ")";
             }
         }
         Throwable root = t;

@@ -10,7 +10,12 @@ final class HostdevElements {
 
     static HostDev of(PlannedHostdev planned) {
         return switch (planned) {
-            case PlannedHostdev.Pci pci -> pci(pci.source(), pci.alias());
+            case PlannedHostdev.Pci pci -> {
+                HostDev h = pci(pci.source(), pci.alias());
+                if (pci.display()) h.display = "on";
+                if (pci.ramfb()) h.ramfb = "on";
+                yield h;
+            }
             case PlannedHostdev.Mdev mdev -> mdev(mdev);
         };
     }

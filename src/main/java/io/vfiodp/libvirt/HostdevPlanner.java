@@ -4,6 +4,7 @@ import io.vfiodp.host.PciAddress;
 import io.vfiodp.policy.DeviceKind;
 import io.vfiodp.policy.KubeVirtEnv;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,22 +15,30 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Env (and optionally a VMI) → the hostdevs to attach, following virt-launcher's rules:
+ * Env (and optionally a VMI) → the hostdevs to attach, following virt-launcher's rules
+ * ({@code pkg/virt-launcher/virtwrap/device/hostdevice/}: {@code hostdev.go}, {@code gpu/},
+ * {@code generic/}):
  *
  * <ul>
- *   <li>Each {@code gpus[]} entry, then each {@code hostDevices[]} entry, takes the next device
- *       of its resource's variable: {@code PCI_RESOURCE_<NAME>} when set (a PCI hostdev), else
- *       {@code MDEV_PCI_RESOURCE_<NAME>} (an mdev hostdev). KubeVirt decides the kind the same
- *       way: it tries a PCI pool and an mdev pool per entry and keeps whichever has the
- *       resource.</li>
+ *   <li>An entry takes the next device of its resource's variable: {@code PCI_RESOURCE_<NAME>}
+ *       (a PCI hostdev) or {@code MDEV_PCI_RESOURCE_<NAME>} (an mdev hostdev). KubeVirt reads
+ *       both for every entry; one that lists nothing yields no hostdev, so an empty variable
+ *       next to a set one of the other kind is passed over. Values may carry upper-case hex and
+ *       a trailing comma, as KubeVirt accepts them.</li>
+ *   <li>Order: all {@code hostDevices[]} hostdevs before all {@code gpus[]} ones, and within each
+ *       list all PCI hostdevs before all mdevs, each in VMI order (the converter appends the
+ *       generic list, then the GPU list; each list appends its PCI hostdevs, then its mdevs).
+ *       libvirt gives guest slots in element order, so this is what the guest sees.</li>
+ *   <li>One pool serves both lists: {@code gpus[]} entries draw first, then {@code hostDevices[]}
+ *       entries, each in VMI order, so every {@code gpus[]} entry gets the device KubeVirt's GPU
+ *       pool gives it. KubeVirt builds one pool per list, so a resource named in both lists
+ *       hands its first device to an entry of each and libvirt refuses the domain; with one
+ *       pool each entry gets its own.</li>
  *   <li>Aliases {@code ua-gpu-<name>} and {@code ua-hostdevice-<name>}.</li>
- *   <li>vGPU display: KubeVirt turns display and ramfb on for a {@code gpus[]} vGPU without
- *       {@code virtualGPUOptions}, follows {@code display.enabled} / {@code display.ramFB.enabled}
- *       (both default true) when given, and turns the display off when options come without a
- *       {@code display} block. libvirt refuses a second ramfb, so only the first vGPU gets the
- *       default display and ramfb, and an explicit ramFB request wins over the default.
- *       {@code hostDevices[]} mdevs never get a display.</li>
- *   <li>Without a VMI: every device variable, in name order, each device in value order.</li>
+ *   <li>Display and ramfb by KubeVirt's rules for {@code gpus[]} ({@link GpuDisplays}); more
+ *       than one {@code gpus[]} entry enabling ramfb is refused, as KubeVirt refuses it.</li>
+ *   <li>Without a VMI: every device variable, PCI ones first, each kind in name order, each
+ *       device in value order; no display.</li>
  * </ul>
  *
  * Every problem is collected; any problem means no hostdevs at all, never a partial set.
@@ -37,6 +46,8 @@ import java.util.regex.Pattern;
 public final class HostdevPlanner {
 
     private static final Pattern ALIAS = Pattern.compile("[a-zA-Z0-9_\\-.]+");
+    /** KubeVirt's {@code PCI_ADDRESS_PATTERN} ({@code pkg/util/hardware/hw_utils.go}): either case. */
+    private static final Pattern PCI_ID = Pattern.compile("[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]");
 
     /**
      * @param companionsOption companions wanted unless the VMI's annotation says otherwise
@@ -45,7 +56,7 @@ public final class HostdevPlanner {
         boolean companions = vmi.flatMap(VmiDevices::companions).orElse(companionsOption);
         Work work = new Work(env, companions);
         if (vmi.isPresent()) {
-            work.fromVmi(vmi.get().requests());
+            work.fromVmi(vmi.get());
         } else {
             work.fromVariables();
         }
@@ -72,8 +83,8 @@ public final class HostdevPlanner {
             return new PlanOutcome.Planned(planned, List.copyOf(notes));
         }
 
-        /** A vGPU's display choice. */
-        private record Display(boolean display, boolean ramfb) {}
+        /** An entry with the variable that serves it and that variable's IDs. */
+        private record Resolved(DeviceRequest request, ResourceVariable.Set variable, List<String> ids) {}
 
         /** An entry with the device it drew. */
         private record Drawn(DeviceRequest request, ResourceVariable.Set variable, List<String> ids, String id) {
@@ -82,9 +93,14 @@ public final class HostdevPlanner {
             }
         }
 
-        void fromVmi(List<DeviceRequest> requests) {
-            List<Drawn> drawn = new ArrayList<>();
-            for (DeviceRequest request : requests) {
+        /** virt-launcher's element order: hostDevices[] before gpus[], PCI before mdev, then VMI order (the sort is stable). */
+        private static final Comparator<Drawn> KUBEVIRT_ORDER = Comparator
+                .comparing((Drawn d) -> d.request().section() == DeviceRequest.Section.HOST_DEVICES ? 0 : 1)
+                .thenComparing(d -> d.variable().kind() == DeviceKind.PCI ? 0 : 1);
+
+        void fromVmi(VmiDevices vmi) {
+            List<Resolved> resolved = new ArrayList<>();
+            for (DeviceRequest request : vmi.requests()) {
                 if (!ALIAS.matcher(request.alias()).matches()) {
                     problems.add(request.describe() + ": alias '" + request.alias()
                             + "' has characters libvirt does not allow in an alias (letters, digits, '_', '-', '.')");
@@ -95,71 +111,35 @@ public final class HostdevPlanner {
                             + " nor " + unset.mdevName() + " is set in the environment");
                     case ResourceVariable.Both both -> problems.add(request.describe() + ": both " + both.pciName() + " and "
                             + both.mdevName() + " are set; a resource hands out either PCI addresses or mdev UUIDs, never both");
-                    case ResourceVariable.Set variable -> ids(variable, request.describe()).ifPresent(ids -> {
-                        Optional<String> id = pool.pop(variable.name(), ids);
-                        if (id.isPresent()) {
-                            drawn.add(new Drawn(request, variable, ids, id.get()));
-                        } else {
-                            problems.add(request.describe() + ": " + variable.name() + " lists " + ids.size()
-                                    + " device(s) ('" + variable.value() + "'), fewer than the VMI entries naming " + request.resourceName());
-                        }
-                    });
+                    case ResourceVariable.Set variable -> ids(variable, request.describe())
+                            .ifPresent(ids -> resolved.add(new Resolved(request, variable, ids)));
                 }
             }
-            Map<Drawn, Display> displays = displays(drawn);
-            for (Drawn d : drawn) {
+            List<Drawn> drawn = new ArrayList<>();
+            for (Resolved r : resolved) {
+                Optional<String> id = pool.pop(r.variable().name(), r.ids());
+                if (id.isPresent()) {
+                    drawn.add(new Drawn(r.request(), r.variable(), r.ids(), id.get()));
+                } else {
+                    problems.add(r.request().describe() + ": " + r.variable().name() + " lists " + r.ids().size()
+                            + " device(s) ('" + r.variable().value() + "'), fewer than the VMI entries naming " + r.request().resourceName());
+                }
+            }
+            GpuDisplays.ramfbConflict(vmi).ifPresent(problems::add);
+            Map<DeviceRequest, GpuDisplays.Choice> displays = GpuDisplays.choose(vmi,
+                    drawn.stream().map(d -> new GpuDisplays.Device(d.request(), d.variable().kind())).toList());
+            for (Drawn d : drawn.stream().sorted(KUBEVIRT_ORDER).toList()) {
+                GpuDisplays.Choice display = displays.getOrDefault(d.request(), GpuDisplays.Choice.NONE);
                 if (d.variable().kind() == DeviceKind.PCI) {
                     PciAddress source = PciAddress.parse(d.id());
                     planned.add(new PlannedHostdev.Pci(d.request().alias(), source,
-                            companions(d.variable(), d.ids(), source, d.request().describe()), d.origin()));
+                            companions(d.variable(), d.ids(), source, d.request().describe()), display.display(), display.ramfb(),
+                            d.origin()));
                 } else {
-                    Display display = displays.getOrDefault(d, new Display(false, false));
-                    planned.add(new PlannedHostdev.Mdev(d.request().alias(), MdevUuid.parse(d.id()), display.display(), display.ramfb(), d.origin()));
+                    planned.add(new PlannedHostdev.Mdev(d.request().alias(), MdevUuid.parse(d.id()), display.display(), display.ramfb(),
+                            d.origin()));
                 }
             }
-        }
-
-        /** The display choice of each vGPU of {@code gpus[]}. */
-        private Map<Drawn, Display> displays(List<Drawn> drawn) {
-            List<Drawn> vgpus = drawn.stream()
-                    .filter(d -> d.request().section() == DeviceRequest.Section.GPUS && d.variable().kind() == DeviceKind.MDEV)
-                    .toList();
-            List<Drawn> askRamfb = vgpus.stream()
-                    .filter(d -> d.request().display() instanceof VgpuDisplay.Requested r && r.display() && r.ramfb().orElse(false))
-                    .toList();
-            if (askRamfb.size() > 1) {
-                problems.add(String.join(" and ", askRamfb.stream().map(d -> d.request().describe()).toList())
-                        + " all set virtualGPUOptions.display.ramFB.enabled; libvirt allows one ramfb per VM");
-            }
-            Drawn ramfbHolder = askRamfb.size() == 1 ? askRamfb.get(0) : null;
-            boolean ramfbExplicit = ramfbHolder != null;
-            Map<Drawn, Display> out = new HashMap<>();
-            for (Drawn v : vgpus) {
-                boolean first = v == vgpus.get(0);
-                boolean display;
-                boolean wantsRamfb;
-                switch (v.request().display()) {
-                    case VgpuDisplay.Unspecified u -> {
-                        display = first;
-                        wantsRamfb = first;
-                    }
-                    case VgpuDisplay.Requested r -> {
-                        display = r.display();
-                        wantsRamfb = r.display() && r.ramfb().orElse(true);
-                    }
-                }
-                boolean ramfb = false;
-                if (wantsRamfb) {
-                    if (ramfbHolder == null) ramfbHolder = v;
-                    ramfb = ramfbHolder == v;
-                    if (!ramfb) {
-                        notes.add(v.request().describe() + ": ramfb left off, " + ramfbHolder.request().describe()
-                                + (ramfbExplicit ? " asks for it" : " has it") + " (libvirt allows one per VM)");
-                    }
-                }
-                out.put(v, new Display(display, ramfb));
-            }
-            return out;
         }
 
         void fromVariables() {
@@ -196,24 +176,28 @@ public final class HostdevPlanner {
 
         /**
          * The variable's IDs as KubeVirt splits them (a trailing comma is dropped, an empty
-         * value lists nothing), each checked; empty when any is malformed.
+         * value lists nothing), each checked and written as sysfs names the device (lower-case),
+         * so that one device is one ID however the value spelled it; empty when any is malformed.
          */
         private Optional<List<String>> ids(ResourceVariable.Set variable, String who) {
             String value = variable.value();
             if (value.endsWith(",")) value = value.substring(0, value.length() - 1);
             if (value.isEmpty()) return Optional.of(List.of());
-            List<String> ids = List.of(value.split(",", -1));
+            List<String> ids = new ArrayList<>();
             boolean ok = true;
-            for (int i = 0; i < ids.size(); i++) {
-                String id = ids.get(i);
-                boolean valid = variable.kind() == DeviceKind.PCI ? PciAddress.tryParse(id).isPresent() : isUuid(id);
+            String[] items = value.split(",", -1);
+            for (int i = 0; i < items.length; i++) {
+                String id = items[i];
+                boolean pci = variable.kind() == DeviceKind.PCI;
+                boolean valid = pci ? PCI_ID.matcher(id).matches() && PciAddress.tryParse(id.toLowerCase(Locale.ROOT)).isPresent() : isUuid(id);
                 if (!valid) {
                     ok = false;
                     problems.add(who + ": " + variable.name() + " item " + (i + 1) + " '" + id + "' is not "
-                            + (variable.kind() == DeviceKind.PCI ? "a PCI address (expected DDDD:BB:SS.F, lower-case hex)" : "an mdev UUID"));
+                            + (pci ? "a PCI address (expected DDDD:BB:SS.F in hex)" : "an mdev UUID"));
                 }
+                ids.add(id.toLowerCase(Locale.ROOT));
             }
-            return ok ? Optional.of(ids) : Optional.empty();
+            return ok ? Optional.of(List.copyOf(ids)) : Optional.empty();
         }
 
         private static boolean isUuid(String id) {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /**
  * The environment virt-launcher's compute container sees: what the kubelet put there from
@@ -72,13 +73,22 @@ public final class LauncherEnv {
         return name.startsWith(DeviceKind.PCI.envPrefix() + "_") || name.startsWith(DeviceKind.MDEV.envPrefix() + "_");
     }
 
-    /** The variable(s) that carry {@code resourceName}'s devices, as KubeVirt looks them up. */
+    /**
+     * The variable(s) that carry {@code resourceName}'s devices, as KubeVirt looks them up. A
+     * variable that lists nothing (empty, or a lone comma) next to one that lists devices is
+     * passed over: virt-launcher reads both, and the empty one yields no hostdev
+     * ({@code hostdevice/addresspool.go}, {@code createHostDevices}).
+     */
     ResourceVariable lookup(String resourceName) {
         String pci = KubeVirtEnv.variableName(DeviceKind.PCI, resourceName);
         String mdev = KubeVirtEnv.variableName(DeviceKind.MDEV, resourceName);
         String pciValue = variables.get(pci);
         String mdevValue = variables.get(mdev);
-        if (pciValue != null && mdevValue != null) return new ResourceVariable.Both(pci, mdev);
+        if (pciValue != null && mdevValue != null) {
+            if (listsNothing(pciValue) && !listsNothing(mdevValue)) pciValue = null;
+            else if (listsNothing(mdevValue) && !listsNothing(pciValue)) mdevValue = null;
+            else return new ResourceVariable.Both(pci, mdev);
+        }
         if (pciValue != null) return new ResourceVariable.Set(DeviceKind.PCI, pci, pciValue);
         if (mdevValue != null) return new ResourceVariable.Set(DeviceKind.MDEV, mdev, mdevValue);
         String usb = USB_PREFIX + pci.substring(DeviceKind.PCI.envPrefix().length());
@@ -86,18 +96,26 @@ public final class LauncherEnv {
         return new ResourceVariable.Unset(pci, mdev);
     }
 
+    /** KubeVirt's reading of a value: a trailing comma dropped, then nothing left. */
+    static boolean listsNothing(String value) {
+        return value.isEmpty() || value.equals(",");
+    }
+
     /**
-     * Every device variable, ordered by name so that the same environment always gives the
-     * same hostdevs in the same order.
+     * Every device variable: the PCI ones, then the mdev ones (virt-launcher writes a list's PCI
+     * hostdevs before its mdevs), each ordered by name so that the same environment always gives
+     * the same hostdevs in the same order.
      */
     List<ResourceVariable.Set> deviceVariables() {
         Map<String, String> sorted = new TreeMap<>(variables);
-        return sorted.entrySet().stream()
+        List<ResourceVariable.Set> all = sorted.entrySet().stream()
                 .filter(e -> isDeviceVariable(e.getKey()))
                 .map(e -> new ResourceVariable.Set(
                         e.getKey().startsWith(DeviceKind.MDEV.envPrefix() + "_") ? DeviceKind.MDEV : DeviceKind.PCI,
                         e.getKey(), e.getValue()))
                 .toList();
+        return Stream.concat(all.stream().filter(v -> v.kind() == DeviceKind.PCI),
+                all.stream().filter(v -> v.kind() == DeviceKind.MDEV)).toList();
     }
 
     /**

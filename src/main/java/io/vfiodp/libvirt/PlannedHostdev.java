@@ -17,8 +17,12 @@ public sealed interface PlannedHostdev {
      *
      * @param companions functions of the same card to attach beside it on the same guest slot;
      *                   empty unless companions were asked for
+     * @param display    {@code display='on'}: a GPU (an SR-IOV vGPU VF among them) whose
+     *                   {@code gpus[]} entry enables its display explicitly
+     * @param ramfb      {@code ramfb='on'}, only with the display
      */
-    record Pci(String alias, PciAddress source, List<PciAddress> companions, String origin) implements PlannedHostdev {
+    record Pci(String alias, PciAddress source, List<PciAddress> companions, boolean display, boolean ramfb, String origin)
+            implements PlannedHostdev {
         public Pci {
             Objects.requireNonNull(alias, "alias");
             Objects.requireNonNull(source, "source");
@@ -28,6 +32,12 @@ public sealed interface PlannedHostdev {
                     throw new IllegalArgumentException("companion " + c + " of " + source + " must be another function of the same slot");
                 }
             }
+            if (ramfb && !display) throw new IllegalArgumentException("PCI hostdev " + source + ": ramfb needs display on (libvirt rule)");
+        }
+
+        /** A PCI hostdev without a display, as every one but an explicitly enabled GPU display is. */
+        public Pci(String alias, PciAddress source, List<PciAddress> companions, String origin) {
+            this(alias, source, companions, false, false, origin);
         }
     }
 

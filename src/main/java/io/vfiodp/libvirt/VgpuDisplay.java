@@ -3,21 +3,20 @@ package io.vfiodp.libvirt;
 import java.util.Optional;
 
 /**
- * What a {@code gpus[]} entry says about the vGPU's display ({@code virtualGPUOptions}).
- * KubeVirt's API documents both {@code display.enabled} and {@code display.ramFB.enabled} as
- * defaulting to true.
+ * What a {@code gpus[]} entry says about its display ({@code virtualGPUOptions.display}), as
+ * written: virt-launcher tells "not given" from "false" ({@code hostdevice/hostdev.go}), so the
+ * flags stay optional here and {@link HostdevPlanner} applies KubeVirt's defaults.
  */
 public sealed interface VgpuDisplay {
 
-    /** No {@code virtualGPUOptions}: the first vGPU of the VM gets display and ramfb. */
+    /** No {@code display} block: no {@code virtualGPUOptions}, or {@code virtualGPUOptions: {}}. */
     record Unspecified() implements VgpuDisplay {}
 
     /**
-     * {@code virtualGPUOptions} is given. Without a {@code display} block KubeVirt turns the
-     * display off.
+     * A {@code display} block.
      *
-     * @param display display on
-     * @param ramfb   {@code ramFB.enabled} when given; empty means the default (on)
+     * @param enabled {@code display.enabled} when given
+     * @param ramfb   {@code display.ramFB.enabled} when given (also empty for {@code ramFB: {}})
      */
-    record Requested(boolean display, Optional<Boolean> ramfb) implements VgpuDisplay {}
+    record Requested(Optional<Boolean> enabled, Optional<Boolean> ramfb) implements VgpuDisplay {}
 }

@@ -1,9 +1,10 @@
 package io.vfiodp.libvirt;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.dataformat.yaml.YAMLMapper;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -12,17 +13,33 @@ import java.util.Optional;
  * The part of a VirtualMachineInstance the helper reads: {@code spec.domain.devices.gpus[]},
  * then {@code hostDevices[]}, and our companions annotation.
  *
- * @param requests   entries in VMI order, gpus first; DRA entries ({@code claimName}) are left
- *                   out because no env var carries their devices
- * @param companions the {@value #COMPANIONS_ANNOTATION} annotation when present
+ * @param requests    entries in VMI order, gpus first; DRA entries ({@code claimName}) are left
+ *                    out because no env var carries their devices
+ * @param companions  the {@value #COMPANIONS_ANNOTATION} annotation when present
+ * @param claimedGpus the {@code gpus[]} entries with a {@code claimName}: no device of ours, but
+ *                    KubeVirt weighs their display settings with every other {@code gpus[]} entry
  */
-public record VmiDevices(List<DeviceRequest> requests, Optional<Boolean> companions) {
+public record VmiDevices(List<DeviceRequest> requests, Optional<Boolean> companions, List<ClaimedGpu> claimedGpus) {
 
     /** VMI annotation asking for companion functions ({@code "true"} / {@code "false"}). */
     public static final String COMPANIONS_ANNOTATION = "vfio-device-plugin.io/companions";
 
+    /** A DRA entry of {@code gpus[]}: where it is and what it says about its display. */
+    public record ClaimedGpu(int index, String name, VgpuDisplay display) {
+        /** How messages name it: {@code gpus[2] 'dra0' (claim)}. */
+        public String describe() {
+            return DeviceRequest.Section.GPUS.field() + "[" + index + "] '" + name + "' (claim)";
+        }
+    }
+
     public VmiDevices {
         requests = List.copyOf(requests);
+        claimedGpus = List.copyOf(claimedGpus);
+    }
+
+    /** A VMI without DRA {@code gpus[]} entries. */
+    public VmiDevices(List<DeviceRequest> requests, Optional<Boolean> companions) {
+        this(requests, companions, List.of());
     }
 
     /**
@@ -32,48 +49,51 @@ public record VmiDevices(List<DeviceRequest> requests, Optional<Boolean> compani
     public static VmiDevices parse(String document) {
         JsonNode root;
         try {
-            ObjectMapper mapper = document.stripLeading().startsWith("{") ? new ObjectMapper() : new YAMLMapper();
+            ObjectMapper mapper = document.stripLeading().startsWith("{") ? new JsonMapper() : new YAMLMapper();
             root = mapper.readTree(document);
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw new IllegalArgumentException("VMI is neither JSON nor YAML: " + e.getOriginalMessage());
         }
         if (root == null || !root.isObject()) throw new IllegalArgumentException("VMI must be an object");
         List<DeviceRequest> requests = new ArrayList<>();
+        List<ClaimedGpu> claimed = new ArrayList<>();
         JsonNode devices = root.path("spec").path("domain").path("devices");
         for (DeviceRequest.Section section : DeviceRequest.Section.values()) {
             JsonNode list = devices.path(section.field());
             if (list.isMissingNode() || list.isNull()) continue;
             if (!list.isArray()) throw new IllegalArgumentException("VMI spec.domain.devices." + section.field() + " must be a list");
             for (int i = 0; i < list.size(); i++) {
-                entry(section, i, list.get(i)).ifPresent(requests::add);
+                entry(section, i, list.get(i), claimed).ifPresent(requests::add);
             }
         }
-        return new VmiDevices(requests, companionsAnnotation(root));
+        return new VmiDevices(requests, companionsAnnotation(root), claimed);
     }
 
-    private static Optional<DeviceRequest> entry(DeviceRequest.Section section, int index, JsonNode node) {
+    private static Optional<DeviceRequest> entry(DeviceRequest.Section section, int index, JsonNode node, List<ClaimedGpu> claimed) {
         String where = "VMI spec.domain.devices." + section.field() + "[" + index + "]";
         if (!node.isObject()) throw new IllegalArgumentException(where + " must be an object");
         String name = text(node, "name", where);
         String deviceName = text(node, "deviceName", where);
+        VgpuDisplay display = section == DeviceRequest.Section.GPUS
+                ? display(node.path("virtualGPUOptions"), where + ".virtualGPUOptions")
+                : new VgpuDisplay.Unspecified();
         if (deviceName.isEmpty() && !text(node, "claimName", where).isEmpty()) {
+            if (section == DeviceRequest.Section.GPUS) claimed.add(new ClaimedGpu(index, name, display));
             return Optional.empty();
         }
         if (name.isEmpty()) throw new IllegalArgumentException(where + " has no name");
         if (deviceName.isEmpty()) throw new IllegalArgumentException(where + " '" + name + "' has no deviceName");
-        VgpuDisplay display = section == DeviceRequest.Section.GPUS
-                ? display(node.path("virtualGPUOptions"), where + ".virtualGPUOptions")
-                : new VgpuDisplay.Unspecified();
         return Optional.of(new DeviceRequest(section, index, name, deviceName, display));
     }
 
+    /** KubeVirt's API: {@code hostDevices[]} entries have no {@code virtualGPUOptions}. */
     private static VgpuDisplay display(JsonNode options, String where) {
         if (options.isMissingNode() || options.isNull()) return new VgpuDisplay.Unspecified();
         if (!options.isObject()) throw new IllegalArgumentException(where + " must be an object");
         JsonNode display = options.path("display");
-        if (display.isMissingNode() || display.isNull()) return new VgpuDisplay.Requested(false, Optional.empty());
+        if (display.isMissingNode() || display.isNull()) return new VgpuDisplay.Unspecified();
         if (!display.isObject()) throw new IllegalArgumentException(where + ".display must be an object");
-        boolean enabled = bool(display.path("enabled"), where + ".display.enabled").orElse(true);
+        Optional<Boolean> enabled = bool(display.path("enabled"), where + ".display.enabled");
         JsonNode ramFb = display.path("ramFB");
         Optional<Boolean> ramfb = Optional.empty();
         if (!ramFb.isMissingNode() && !ramFb.isNull()) {
@@ -86,19 +106,19 @@ public record VmiDevices(List<DeviceRequest> requests, Optional<Boolean> compani
     private static Optional<Boolean> companionsAnnotation(JsonNode root) {
         JsonNode value = root.path("metadata").path("annotations").path(COMPANIONS_ANNOTATION);
         if (value.isMissingNode() || value.isNull()) return Optional.empty();
-        return switch (value.asText()) {
+        return switch (value.asString()) {
             case "true" -> Optional.of(true);
             case "false" -> Optional.of(false);
             default -> throw new IllegalArgumentException(
-                    "VMI annotation " + COMPANIONS_ANNOTATION + " must be \"true\" or \"false\", not \"" + value.asText() + "\"");
+                    "VMI annotation " + COMPANIONS_ANNOTATION + " must be \"true\" or \"false\", not \"" + value.asString() + "\"");
         };
     }
 
     private static String text(JsonNode node, String field, String where) {
         JsonNode v = node.path(field);
         if (v.isMissingNode() || v.isNull()) return "";
-        if (!v.isTextual()) throw new IllegalArgumentException(where + "." + field + " must be a string");
-        return v.asText();
+        if (!v.isString()) throw new IllegalArgumentException(where + "." + field + " must be a string");
+        return v.asString();
     }
 
     private static Optional<Boolean> bool(JsonNode v, String where) {

@@ -15,9 +15,13 @@ import java.util.regex.Pattern;
 
 /**
  * The usable entries of a {@link PermittedHostDevices}, by selector. A malformed entry is left
- * out with an error naming it, and everything else still works; of two entries with the same
- * selector the later one wins, with a warning; one resource name cannot be both PCI and
- * mediated, so a mediated entry reusing a PCI entry's name is left out.
+ * out with an error naming it, and everything else still works. Of two entries with the same
+ * selector, an entry without {@code externalResourceProvider: true} always wins, with an error
+ * naming both: KubeVirt's virt-handler serves every selector such an entry names
+ * ({@code device_controller.go} builds its map from those entries alone), so serving it too
+ * would make one device allocatable under two names. Otherwise the later one wins, with a
+ * warning, as in virt-handler's map. One resource name cannot be both PCI and mediated, so a
+ * mediated entry reusing a PCI entry's name is left out.
  */
 public final class PermittedSelectors {
 
@@ -94,12 +98,24 @@ public final class PermittedSelectors {
     }
 
     private static void add(Map<String, Rule> rules, Rule rule, List<PolicyProblem> problems) {
-        Rule earlier = rules.remove(rule.selector());
-        if (earlier != null) {
+        Rule earlier = rules.get(rule.selector());
+        if (earlier == null) {
+            rules.put(rule.selector(), rule);
+        } else if (earlier.external() != rule.external()) {
+            Rule kubevirt = earlier.external() ? rule : earlier;
+            Rule ours = earlier.external() ? earlier : rule;
+            problems.add(PolicyProblem.error(ours.describe() + " skipped: " + kubevirt.describe()
+                    + " names the same selector without externalResourceProvider: true, so KubeVirt's virt-handler serves"
+                    + " those devices; serving them too would make one device allocatable under two names (remove one of the"
+                    + " two entries)"));
+            rules.remove(rule.selector());
+            rules.put(rule.selector(), kubevirt);
+        } else {
             problems.add(PolicyProblem.warning(rule.label() + " repeats the selector '" + rule.selector() + "' of "
                     + earlier.describe() + "; the later entry wins: " + rule.describe()));
+            rules.remove(rule.selector());
+            rules.put(rule.selector(), rule);
         }
-        rules.put(rule.selector(), rule);
     }
 
     /** Only the entries we serve matter: virt-handler serves the others under its own rules. */

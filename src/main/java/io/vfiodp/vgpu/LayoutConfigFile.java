@@ -1,12 +1,13 @@
 package io.vfiodp.vgpu;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.dataformat.yaml.YAMLMapper;
 import io.vfiodp.kubevirt.DesiredMdevTypes;
 import io.vfiodp.kubevirt.MdevTypesForNode;
-import io.vfiodp.kubevirt.model.kubevirtspec.configuration.MediatedDevicesConfiguration;
+import io.vfiodp.kubevirt.model.MediatedDevicesConfiguration;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -20,8 +21,9 @@ import java.util.Optional;
  */
 public final class LayoutConfigFile {
 
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    private static final ObjectMapper YAML = YAMLMapper.builder()
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .build();
 
     private LayoutConfigFile() {}
 
@@ -30,7 +32,7 @@ public final class LayoutConfigFile {
         JsonNode root;
         try {
             root = YAML.readTree(file.toFile());
-        } catch (IOException e) {
+        } catch (JacksonException e) {
             throw new IOException("config file " + file + ": " + e.getMessage(), e);
         }
         JsonNode block = root == null ? null : root.get("mediatedDevicesConfiguration");
@@ -38,8 +40,8 @@ public final class LayoutConfigFile {
         MediatedDevicesConfiguration conf;
         try {
             conf = YAML.treeToValue(block, MediatedDevicesConfiguration.class);
-        } catch (IOException e) {
-            throw new IOException("config file " + file + ": mediatedDevicesConfiguration: " + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);
+        } catch (JacksonException e) {
+            throw new IOException("config file " + file + ": mediatedDevicesConfiguration: " + e.getOriginalMessage(), e);
         }
         return Optional.of(MdevTypesForNode.resolve(conf, nodeLabels));
     }

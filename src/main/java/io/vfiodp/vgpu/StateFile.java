@@ -1,9 +1,11 @@
 package io.vfiodp.vgpu;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 import io.vfiodp.host.PciAddress;
 
 import java.io.IOException;
@@ -25,7 +27,7 @@ public final class StateFile {
 
     public static final String NAME = "vgpu-owned.json";
     private static final int VERSION = 1;
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMapper.builder().build();
 
     private final Path file;
 
@@ -44,17 +46,17 @@ public final class StateFile {
         JsonNode root;
         try {
             root = JSON.readTree(bytes);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw new IOException("state file " + file + " is not valid JSON: " + e.getOriginalMessage());
         }
         if (root == null || !root.isObject() || root.path("version").asInt() != VERSION) {
             throw new IOException("state file " + file + ": expected a JSON object with \"version\": " + VERSION);
         }
         TreeSet<String> mdevs = new TreeSet<>();
-        for (JsonNode n : root.path("mdevs")) mdevs.add(n.asText());
+        for (JsonNode n : root.path("mdevs")) mdevs.add(n.asString());
         TreeSet<PciAddress> vfs = new TreeSet<>();
         for (JsonNode n : root.path("vfs")) {
-            Optional<PciAddress> a = PciAddress.tryParse(n.asText());
+            Optional<PciAddress> a = PciAddress.tryParse(n.asString());
             if (a.isEmpty()) throw new IOException("state file " + file + ": \"vfs\" entry " + n + " is not a PCI address");
             vfs.add(a.get());
         }

@@ -64,7 +64,14 @@ class HostdevXmlCommandTest {
     @Test
     void printsTheHostdevElementsForTheVmi() throws IOException {
         assertThat(run("hostdev-xml", "--env-file", envFile().toString(), "--vmi", vmiFile().toString())).isZero();
+        // as virt-launcher orders them: hostDevices[] first, then gpus[] with PCI before mdev
         assertThat(out.toString()).isEqualTo("""
+                <hostdev mode="subsystem" type="pci" managed="no">
+                  <source>
+                    <address domain="0x0000" bus="0x86" slot="0x00" function="0x0"/>
+                  </source>
+                  <alias name="ua-hostdevice-extra"/>
+                </hostdev>
                 <hostdev mode="subsystem" type="pci" managed="no">
                   <source>
                     <address domain="0x0000" bus="0x3b" slot="0x00" function="0x0"/>
@@ -76,12 +83,6 @@ class HostdevXmlCommandTest {
                     <address uuid="4b20d080-1b54-4048-85b3-a6a62d165c01"/>
                   </source>
                   <alias name="ua-gpu-v0"/>
-                </hostdev>
-                <hostdev mode="subsystem" type="pci" managed="no">
-                  <source>
-                    <address domain="0x0000" bus="0x86" slot="0x00" function="0x0"/>
-                  </source>
-                  <alias name="ua-hostdevice-extra"/>
                 </hostdev>
                 """);
         assertThat(err.toString()).isEmpty();

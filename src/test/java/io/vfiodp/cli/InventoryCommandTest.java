@@ -2,8 +2,8 @@ package io.vfiodp.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import io.vfiodp.host.fixtures.SysfsFixtures;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -20,7 +20,7 @@ import picocli.CommandLine;
 
 class InventoryCommandTest {
 
-    /** The bundled Debian 2023.04.10 copy, given explicitly so a host's own pci.ids cannot change the names. */
+    /** The bundled copy (Debian's 2026.10.24), given explicitly so a host's own pci.ids cannot change the names. */
     static final Path PCI_IDS = project().resolve("src/main/resources/pci.ids.gz");
     static final String PCI_IDS_PLACEHOLDER = "<pci.ids>";
     static final String FIXTURES_PLACEHOLDER = "<fixtures>";
@@ -134,6 +134,23 @@ class InventoryCommandTest {
     void suggestedConfigPerFixtureNode() throws IOException {
         GoldenFile.assertMatches("t4-vgpu.suggested.yaml", inventory("t4-vgpu", "--suggest-config").out());
         GoldenFile.assertMatches("t4-numa.suggested.yaml", inventory("t4-numa", "--suggest-config").out());
+    }
+
+    /** Without --pci-ids the newer of the system file and the bundled copy is used, and both outputs say which and why. */
+    @Test
+    void withoutAnExplicitPciIdsTheTextAndTheJsonSayWhichCopyAndWhy() throws IOException {
+        io.vfiodp.host.PciIds.Origin chosen = io.vfiodp.host.PciIds.load(java.util.Optional.empty()).origin();
+        Run text = run("inventory", "--sysfs-root", SysfsFixtures.sys("workstation").toString(),
+                "--dev-root", SysfsFixtures.dev("workstation").toString());
+        Run json = run("inventory", "--sysfs-root", SysfsFixtures.sys("workstation").toString(),
+                "--dev-root", SysfsFixtures.dev("workstation").toString(), "--json");
+
+        assertThat(chosen.reason()).isPresent();
+        assertThat(text.out()).startsWith("pci.ids: " + chosen.describe() + "\n");
+        JsonNode root = json(json);
+        assertThat(root.get("pciIds").asText()).isEqualTo(chosen.source());
+        assertThat(root.get("pciIdsVersion").asText()).isEqualTo(chosen.version().orElseThrow());
+        assertThat(root.get("pciIdsChosen").asText()).isEqualTo(chosen.reason().orElseThrow());
     }
 
     @Test

@@ -1,8 +1,8 @@
 package io.vfiodp.deploy;
 
 import java.util.Optional;
-import okhttp3.HttpUrl;
-import okhttp3.mockwebserver.RecordedRequest;
+import io.fabric8.mockwebserver.http.HttpUrl;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 
 /**
  * One request to the API server as RBAC sees it: verb, API group, resource, namespace and name,
@@ -13,8 +13,8 @@ record ApiCall(String verb, String group, String resource, Optional<String> name
 
     /** Empty for a non-resource path (discovery such as {@code /api}, {@code /version}). */
     static Optional<ApiCall> of(RecordedRequest request) {
-        HttpUrl url = request.getRequestUrl();
-        java.util.List<String> segments = url.pathSegments();
+        HttpUrl url = HttpUrl.parse("http://api" + request.getPath());
+        java.util.List<String> segments = java.util.Arrays.stream(url.encodedPath().split("/")).filter(p -> !p.isEmpty()).toList();
         int i;
         String group;
         if (segments.size() >= 3 && segments.get(0).equals("api")) {

@@ -3,13 +3,13 @@ package io.vfiodp.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
 import io.vfiodp.kubevirt.MockKubeApi;
+import io.vfiodp.kubevirt.OffLoopWatchDispatcher;
 import io.vfiodp.plugin.kubelet.KubeletSimulator;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -25,7 +25,7 @@ import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import okhttp3.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.MockWebServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -174,7 +174,7 @@ class ImageIT {
     void serveFollowsTheKubeVirtCrOverTls() throws Exception {
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
         KubernetesMockServer api = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(), responses,
-                new KubernetesMixedDispatcher(responses), true);
+                new OffLoopWatchDispatcher(responses), true);
         api.init(InetAddress.getByName("127.0.0.1"), 0);
         Path pluginDir = Files.createDirectory(dir.resolve("device-plugins"));
         try (KubernetesClient client = api.createClient(); KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {

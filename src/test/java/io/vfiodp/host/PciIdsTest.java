@@ -84,7 +84,7 @@ class PciIdsTest {
     @Test
     void classSectionIsNotReadAsVendors() throws IOException {
         PciIds ids = sample();
-        assertThat(ids.vendorCount()).isEqualTo(4);
+        assertThat(ids.toString()).contains(", 4 vendors, ");
         assertThat(ids.deviceName(0xffff, 0x0002)).isEmpty();
     }
 
@@ -102,7 +102,7 @@ class PciIdsTest {
                 ffff  Illegal Vendor ID
                 """;
 
-        assertThat(sample().retainedBytes()).isEqualTo(read.getBytes(StandardCharsets.UTF_8).length);
+        assertThat(sample().toString()).endsWith(", " + read.getBytes(StandardCharsets.UTF_8).length + " bytes held]");
     }
 
     @Test
@@ -121,7 +121,7 @@ class PciIdsTest {
 
         PciIds ids = PciIds.load(Optional.of(file), Set.of(0x10de));
 
-        assertThat(ids.retainedBytes()).isEqualTo(read.getBytes(StandardCharsets.UTF_8).length);
+        assertThat(ids.toString()).endsWith(", " + read.getBytes(StandardCharsets.UTF_8).length + " bytes held]");
         assertThat(ids.deviceName(0x10de, 0x1eb8)).contains("TU104GL [Tesla T4]");
         assertThat(ids.vendorName(0x8086)).contains("Intel Corporation");
         assertThat(ids.hasDeviceNamesOf(Set.of(0x10de))).isTrue();
@@ -184,6 +184,96 @@ class PciIdsTest {
         assertThat(ids.deviceName(0x10de, 0x1f08)).contains("TU106 [GeForce RTX 2060 Rev. A]");
     }
 
+    /** The jar carries Debian sid's pci.ids 2026.10.24 (bin/refresh-pci-ids), which knows current GPUs. */
+    @Test
+    void bundledCopyIsDebians2026_10_24AndKnowsCurrentGpus() throws IOException {
+        PciIds ids = PciIds.bundled();
+        assertThat(ids.origin().version()).contains("2026.10.24");
+        assertThat(ids.deviceName(0x10de, 0x26b9)).contains("AD102GL [L40S]");
+        assertThat(ids.deviceName(0x10de, 0x2335)).contains("GH100 [H200 SXM 141GB]");
+        assertThat(ids.deviceName(0x10de, 0x2901)).contains("GB100 [B200]");
+        assertThat(ids.deviceName(0x10de, 0x22a3)).contains("GH100 [H100 NVSwitch]");
+    }
+
+    static String versioned(String version) {
+        return "#\n#\tList of PCI IDs\n#\n#\tVersion: " + version + "\n#\tDate:    " + version.replace('.', '-') + " 03:15:02\n#\n"
+                + "10de  NVIDIA Corporation\n\t26b9  system copy " + version + "\n";
+    }
+
+    @Test
+    void aSystemFileNewerThanTheBundledCopyIsUsedAndSaysWhy(@TempDir Path dir) throws IOException {
+        Path system = Files.writeString(dir.resolve("pci.ids"), versioned("2027.01.02"));
+        PciIds ids = PciIds.load(Optional.empty(), List.of(system));
+        assertThat(ids.origin()).isEqualTo(new PciIds.Origin(system.toString(), Optional.of("2027.01.02"),
+                Optional.of("newer than the bundled copy (2026.10.24)")));
+        assertThat(ids.deviceName(0x10de, 0x26b9)).contains("system copy 2027.01.02");
+        assertThat(ids.origin().describe()).isEqualTo(system + ", version 2027.01.02: newer than the bundled copy (2026.10.24)");
+    }
+
+    @Test
+    void theBundledCopyWinsOverAnOlderSystemFileAndSaysWhy(@TempDir Path dir) throws IOException {
+        Path system = Files.writeString(dir.resolve("pci.ids"), versioned("2025.07.11"));
+        PciIds ids = PciIds.load(Optional.empty(), List.of(system));
+        assertThat(ids.origin()).isEqualTo(new PciIds.Origin("bundled pci.ids (jar:/pci.ids.gz)", Optional.of("2026.10.24"),
+                Optional.of("newer than " + system + " (2025.07.11)")));
+        assertThat(ids.deviceName(0x10de, 0x26b9)).contains("AD102GL [L40S]");
+    }
+
+    @Test
+    void aGzipCompressedSystemFileIsJudgedByItsVersionToo(@TempDir Path dir) throws IOException {
+        ByteArrayOutputStream gz = new ByteArrayOutputStream();
+        try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
+            out.write(versioned("2030.12.31").getBytes(StandardCharsets.UTF_8));
+        }
+        Path system = Files.write(dir.resolve("pci.ids.gz"), gz.toByteArray());
+        assertThat(PciIds.load(Optional.empty(), List.of(system)).origin().version()).contains("2030.12.31");
+    }
+
+    @Test
+    void ofTheSameVersionTheSystemFileIsUsed(@TempDir Path dir) throws IOException {
+        Path system = Files.writeString(dir.resolve("pci.ids"), versioned("2026.10.24"));
+        assertThat(PciIds.load(Optional.empty(), List.of(system)).origin().reason())
+                .contains("the same version as the bundled copy (2026.10.24)");
+    }
+
+    @Test
+    void aSystemFileWithoutAVersionLineCannotBeToldNewerSoTheBundledCopyIsUsed(@TempDir Path dir) throws IOException {
+        Path system = Files.writeString(dir.resolve("pci.ids"), SAMPLE);
+        PciIds ids = PciIds.load(Optional.empty(), List.of(system));
+        assertThat(ids.origin()).isEqualTo(new PciIds.Origin("bundled pci.ids (jar:/pci.ids.gz)", Optional.of("2026.10.24"),
+                Optional.of(system + " has no 'Version:' line to tell its age by")));
+    }
+
+    @Test
+    void anExplicitFileIsUsedWhateverItsVersion(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("old.ids"), versioned("2019.01.01"));
+        assertThat(PciIds.load(Optional.of(file), List.of()).origin()).isEqualTo(new PciIds.Origin(file.toString(),
+                Optional.of("2019.01.01"), Optional.of("given explicitly, used whatever its version")));
+    }
+
+    /** serve loads through load(Optional, Set): its log says which copy, its version and why. */
+    @Test
+    void theLoadServeUsesLogsWhichCopyAndWhy(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(dir.resolve("old.ids"), versioned("2019.01.01"));
+        java.io.PrintStream original = System.err;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(log, true, StandardCharsets.UTF_8));
+        try {
+            PciIds.load(Optional.of(file), Set.of(0x10de));
+        } finally {
+            System.setErr(original);
+        }
+        assertThat(log.toString(StandardCharsets.UTF_8))
+                .contains("INFO pci.ids: " + file + ", version 2019.01.01: given explicitly, used whatever its version\n");
+    }
+
+    @Test
+    void versionsCompareNumberByNumber() {
+        assertThat(PciIdsCopies.compareVersions("2026.10.24", "2026.9.30")).isPositive();
+        assertThat(PciIdsCopies.compareVersions("2025.12.31", "2026.01.01")).isNegative();
+        assertThat(PciIdsCopies.compareVersions("2026.10.24", "2026.10.24")).isZero();
+    }
+
     @Test
     void explicitFileWins(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("my.ids");
@@ -213,9 +303,10 @@ class PciIdsTest {
     }
 
     @Test
-    void firstExistingSystemLocationIsUsed(@TempDir Path dir) throws IOException {
+    void firstExistingSystemLocationIsTheOneComparedWithTheBundledCopy(@TempDir Path dir) throws IOException {
         Path second = dir.resolve("hwdata.ids");
-        Files.writeString(second, SAMPLE);
+        Files.writeString(second, versioned("2027.01.02"));
+        Files.writeString(dir.resolve("share.ids"), versioned("2028.01.02"));
         PciIds ids = PciIds.load(Optional.empty(), List.of(dir.resolve("misc.ids"), second, dir.resolve("share.ids")));
         assertThat(ids.source()).isEqualTo(second.toString());
     }
@@ -224,5 +315,6 @@ class PciIdsTest {
     void bundledCopyWhenNoSystemFileExists(@TempDir Path dir) throws IOException {
         PciIds ids = PciIds.load(Optional.empty(), List.of(dir.resolve("misc.ids")));
         assertThat(ids.source()).isEqualTo("bundled pci.ids (jar:/pci.ids.gz)");
+        assertThat(ids.origin().reason()).contains("no system pci.ids (" + dir.resolve("misc.ids") + ")");
     }
 }

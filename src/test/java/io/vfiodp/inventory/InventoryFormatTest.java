@@ -2,8 +2,8 @@ package io.vfiodp.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.policy.PolicyEngine;
@@ -12,7 +12,6 @@ import io.vfiodp.policy.PolicyResult;
 import io.vfiodp.policy.config.PciHostDevice;
 import io.vfiodp.policy.config.PermittedHostDevices;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -112,7 +111,8 @@ class InventoryFormatTest {
     @Test
     void jsonKeysComeInAFixedOrderAndAreAlwaysPresent() throws Exception {
         JsonNode root = new ObjectMapper().readTree(InventoryJson.format(defaultReport(InventoryHosts.t4Vgpu().build())));
-        assertThat(names(root)).containsExactly("schema", "pciIds", "configuration", "devices", "resources", "scanProblems", "configProblems");
+        assertThat(names(root)).containsExactly("schema", "pciIds", "pciIdsVersion", "pciIdsChosen", "configuration", "devices", "resources",
+                "scanProblems", "configProblems");
         for (JsonNode device : root.get("devices")) {
             assertThat(names(device)).containsExactly("id", "type", "vendorDevice", "vendorName", "model", "class", "driver", "iommuGroup",
                     "companions", "numaNode", "parent", "deviceType", "health", "healthReason", "decision");
@@ -163,8 +163,6 @@ class InventoryFormatTest {
     }
 
     static List<String> names(JsonNode node) {
-        List<String> out = new ArrayList<>();
-        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) out.add(it.next());
-        return out;
+        return new ArrayList<>(node.propertyNames());
     }
 }

@@ -2,8 +2,8 @@ package io.vfiodp.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import io.vfiodp.host.VfioAvailability;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

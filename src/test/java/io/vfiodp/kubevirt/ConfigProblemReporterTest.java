@@ -113,6 +113,36 @@ class ConfigProblemReporterTest {
         assertThat(e.getMessage()).startsWith("--config /etc/vfio-dp/config.yaml: pciHostDevices[1] repeats the selector '10de:1eb8'");
     }
 
+    /** The case: one GPU named by an entry virt-handler serves and by one we would serve. */
+    static final PermittedHostDevices TWO_PROVIDERS = new PermittedHostDevices(List.of(
+            new PciHostDevice("10DE:1EB8", "nvidia.com/TU104GL_TESLA_T4", false),
+            new PciHostDevice("10DE:1EB8", "nvidia.com/T4_PASSTHROUGH", true)), List.of());
+
+    @Test
+    void aSelectorKubeVirtServesNamedByAnExternalEntryIsAnErrorMetricNamingTheExternalEntry() {
+        assertThat(problemsOf(TWO_PROVIDERS)).extracting(ConfigProblemReporter::labels)
+                .containsExactly(new PluginMetrics.EntryErrorLabels("served_by_kubevirt", "pciHostDevices[1]"));
+
+        reporter.report("KubeVirt CR kubevirt/kubevirt", problemsOf(TWO_PROVIDERS));
+
+        assertThat(PluginMetricsTestSupport.entryErrors(registry)).containsExactly(
+                java.util.Map.entry("served_by_kubevirt/pciHostDevices[1]", 1.0));
+    }
+
+    @Test
+    void aSelectorKubeVirtServesNamedByAnExternalEntryIsAnInvalidEntryEventNamingBothEntries() throws Exception {
+        events.start();
+
+        reporter.report("KubeVirt CR kubevirt/kubevirt", problemsOf(TWO_PROVIDERS));
+
+        Event e = NodeEventRecorderTest.awaitEvents(api, 1).get(0);
+        assertThat(e.getReason()).isEqualTo("InvalidPermittedHostDevice");
+        assertThat(e.getMessage()).isEqualTo("KubeVirt CR kubevirt/kubevirt: pciHostDevices[1] (10de:1eb8 →"
+                + " nvidia.com/T4_PASSTHROUGH) skipped: pciHostDevices[0] (10de:1eb8 → nvidia.com/TU104GL_TESLA_T4) names the same"
+                + " selector without externalResourceProvider: true, so KubeVirt's virt-handler serves those devices; serving them"
+                + " too would make one device allocatable under two names (remove one of the two entries)");
+    }
+
     @Test
     void aLastingProblemIsLoggedOnceAndANewOneAgain() {
         List<PolicyProblem> first = problemsOf(new PermittedHostDevices(List.of(new PciHostDevice("10DE:26B9", "L40S", true)), List.of()));

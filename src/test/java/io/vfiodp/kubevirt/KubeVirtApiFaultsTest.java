@@ -10,7 +10,7 @@ import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.kubevirt.FlakyApiFront.Fault;
 import io.vfiodp.kubevirt.model.KubeVirt;
-import io.vfiodp.kubevirt.model.kubevirtspec.configuration.PermittedHostDevices;
+import io.vfiodp.kubevirt.model.PermittedHostDevices;
 import io.vfiodp.metrics.PluginMetrics;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;

@@ -2,6 +2,7 @@ package io.vfiodp.kubevirt;
 
 import io.vfiodp.plugin.Backoff;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
@@ -9,10 +10,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.kubevirt.model.KubeVirt;
 import io.vfiodp.kubevirt.model.KubeVirtStatus;
-import io.vfiodp.kubevirt.model.kubevirtspec.configuration.PermittedHostDevices;
+import io.vfiodp.kubevirt.model.PermittedHostDevices;
 import io.vfiodp.policy.config.MediatedHostDevice;
 import io.vfiodp.policy.config.PciHostDevice;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -210,8 +213,10 @@ class KubeVirtConfigWatcherTest {
     @Test
     void firstCreatedOfTwoCrsIsUsed() throws Exception {
         api = MockKubeApi.start().withKubeVirtCrd();
-        create(cr("zz-first", "kubevirt", T4));
-        Thread.sleep(20);
+        KubeVirt first = api.client().resource(cr("zz-first", "kubevirt", T4)).create();
+        // creationTimestamp has whole seconds, as on a real API server: the second CR must be created a second later
+        Instant firstCreated = Instant.parse(first.getMetadata().getCreationTimestamp());
+        await().atMost(Duration.ofSeconds(3)).until(() -> Instant.now().truncatedTo(ChronoUnit.SECONDS).isAfter(firstCreated));
         create(cr("aa-second", "kubevirt", T4.replace("nvidia.com/TU104GL_TESLA_T4", "nvidia.com/OTHER")));
         startWatcher(Optional.empty());
 

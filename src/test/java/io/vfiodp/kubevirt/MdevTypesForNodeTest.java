@@ -3,7 +3,7 @@ package io.vfiodp.kubevirt;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.vfiodp.kubevirt.model.kubevirtspec.configuration.MediatedDevicesConfiguration;
+import io.vfiodp.kubevirt.model.MediatedDevicesConfiguration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -4,11 +4,10 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
 import java.io.IOException;
@@ -21,7 +20,6 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Queue;
-import okhttp3.mockwebserver.MockWebServer;
 
 /**
  * A fabric8 mock API server in CRUD mode (real watches) on a port of our choosing, so a test can
@@ -38,7 +36,7 @@ public final class MockKubeApi implements AutoCloseable {
         this.port = port;
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
         this.server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(), responses,
-                new KubernetesMixedDispatcher(responses), false);
+                new OffLoopWatchDispatcher(responses), false);
         try {
             server.init(InetAddress.getByName("127.0.0.1"), port);
         } catch (IOException e) {
@@ -74,7 +72,7 @@ public final class MockKubeApi implements AutoCloseable {
                 .withWatchReconnectInterval(100)
                 .withHttp2Disable(true)
                 .build();
-        return new KubernetesClientBuilder().withConfig(config).build();
+        return KubeClients.of(config);
     }
 
     public int port() {
@@ -96,9 +94,9 @@ public final class MockKubeApi implements AutoCloseable {
         return this;
     }
 
-    /** Creates the trimmed KubeVirt CRD of src/main/crd through {@code client} (any API server, e.g. a TLS mock). */
+    /** Creates the trimmed KubeVirt CRD of src/test/resources/kubevirt through {@code client} (any API server, e.g. a TLS mock). */
     public static void createKubeVirtCrd(KubernetesClient client) {
-        try (InputStream in = Files.newInputStream(Path.of("src/main/crd/kubevirt.yaml"))) {
+        try (InputStream in = Files.newInputStream(Path.of("src/test/resources/kubevirt/kubevirt-crd.yaml"))) {
             CustomResourceDefinition crd = Serialization.unmarshal(in, CustomResourceDefinition.class);
             client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
         } catch (IOException e) {

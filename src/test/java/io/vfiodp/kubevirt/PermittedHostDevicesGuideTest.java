@@ -2,9 +2,9 @@ package io.vfiodp.kubevirt;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.host.HostSnapshot;
@@ -114,7 +114,8 @@ class PermittedHostDevicesGuideTest {
 
         assertThat(examples).hasSize(yamlBlocks);
         assertThat(examples.keySet()).containsExactly("cr-t4-passthrough", "cr-hgx", "cr-t4-mdev", "cr-l40s-vgpu",
-                "config-nvme", "cr-workstation", "cr-mdev-types", "cr-mistakes", "suggested-workstation", "vm-t4-nvme");
+                "config-nvme", "cr-workstation", "cr-mdev-types", "cr-mistakes", "cr-two-providers", "suggested-workstation",
+                "vm-t4-nvme");
     }
 
     @Test
@@ -143,7 +144,7 @@ class PermittedHostDevicesGuideTest {
     @Test
     void hgxDefaultNamesAreTheOnesTheGuideQuotes() {
         assertThat(served(PolicyEngine.evaluate(scan("hgx-8gpu"), Optional.empty(), pciIds)).keySet())
-                .containsExactly("nvidia.com/22a3", "nvidia.com/GH100H100_SXM5_80GB");
+                .containsExactly("nvidia.com/GH100_H100_NVSWITCH", "nvidia.com/GH100_H100_SXM5_80GB");
     }
 
     @Test
@@ -224,6 +225,18 @@ class PermittedHostDevicesGuideTest {
 
         assertThat(guide).contains("InvalidPermittedHostDevice  12s  vfio-device-plugin  KubeVirt CR kubevirt/kubevirt: "
                 + missingDomain.message() + "\n");
+    }
+
+    @Test
+    void twoProvidersExampleServesNothingAndReportsTheExternalEntry() {
+        Example e = example("cr-two-providers");
+        PolicyResult r = run(e, Optional.of(fromCr(e)));
+
+        assertThat(served(r)).isEmpty();
+        assertThat(r.problems()).extracting(ConfigProblemReporter::labels)
+                .containsExactly(new EntryErrorLabels("served_by_kubevirt", "pciHostDevices[1]"));
+        assertThat(r.functions().get(PciAddress.parse("0000:1a:00.0"))).isInstanceOfSatisfying(Decision.Skipped.class,
+                s -> assertThat(s.reason()).endsWith("so KubeVirt's virt-handler serves it"));
     }
 
     @Test

@@ -2,7 +2,7 @@ package io.vfiodp.kubevirt;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonMappingException;
+import tools.jackson.core.exc.StreamReadException;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.ConnectException;
 import java.net.ProtocolException;
@@ -25,8 +25,8 @@ class SupervisedInformerProblemTest {
     @Test
     void answerThatIsNotJsonIsAnUnreadableAnswerNotAnUnreachableServer() {
         assertThat(describe(new KubernetesClientException("list failed",
-                new JsonMappingException(null, "Unexpected close marker ']': expected '}'"))))
-                .isEqualTo("unreadable answer from the API server (JsonMappingException: Unexpected close marker ']': expected '}')");
+                new StreamReadException("Unexpected close marker ']': expected '}'"))))
+                .isEqualTo("unreadable answer from the API server (StreamReadException: Unexpected close marker ']': expected '}')");
     }
 
     @Test

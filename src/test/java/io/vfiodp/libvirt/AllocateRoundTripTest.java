@@ -80,7 +80,7 @@ class AllocateRoundTripTest {
     }
 
     @Test
-    void theHostdevSourcesAreTheDevicesAllocateHandedOutInVmiOrderWithCompanions() throws Exception {
+    void theHostdevSourcesAreTheDevicesAllocateHandedOutInKubeVirtsOrderWithCompanions() throws Exception {
         List<String> t4Allocated = List.of("0000:af:00.0", "0000:3b:00.0");
         List<String> vgpuAllocated = List.of(UUID_B);
         Map<String, String> computeContainerEnv = new HashMap<>();
@@ -100,8 +100,9 @@ class AllocateRoundTripTest {
         assertThat(xml).isInstanceOf(XmlOutcome.Written.class);
         String hostdevs = ((XmlOutcome.Written) xml).xml();
 
-        // gpu0 takes the first T4 the kubelet allocated, the vGPU its UUID, gpu1 the second T4 and its companion
-        assertThat(sources(hostdevs)).containsExactly("0000:af:00.0", UUID_B, "0000:3b:00.0", "0000:3b:00.1");
+        // gpu0 takes the first T4 the kubelet allocated, gpu1 the second T4 and its companion, the vGPU its UUID: PCI
+        // hostdevs before mdevs, as virt-launcher writes a list (gpu/hostdev.go)
+        assertThat(sources(hostdevs)).containsExactly("0000:af:00.0", "0000:3b:00.0", "0000:3b:00.1", UUID_B);
         assertThat(hostdevs).contains("<alias name=\"ua-gpu-gpu0\"/>", "<alias name=\"ua-gpu-vgpu\"/>",
                 "<alias name=\"ua-gpu-gpu1\"/>", "<alias name=\"ua-gpu-gpu1-fn1\"/>");
         LibvirtTools.assertHostdevsAccepted(hostdevs);

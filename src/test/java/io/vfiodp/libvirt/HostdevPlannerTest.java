@@ -84,18 +84,68 @@ class HostdevPlannerTest {
                     .containsExactly("ua-gpu-t1=0000:3b:00.0", "ua-gpu-a1=0000:af:00.0", "ua-gpu-t2=0000:3c:00.0", "ua-gpu-a2=0000:b0:00.0");
         }
 
+        /*
+         * KubeVirt builds one pool per list, so both entries would get 0000:3b:00.0; one pool gives
+         * each its own, gpus[] first. The elements still come in KubeVirt's order, hostDevices[]
+         * first (converter.go: NewHostDeviceDomainConfigurator(GenericHostDevices, GPUHostDevices, ...)).
+         */
         @Test
-        void gpusAreServedBeforeHostDevicesFromOneSharedPool() {
+        void gpusAreServedBeforeHostDevicesFromOneSharedPoolAndWrittenAfterThem() {
             VmiDevices vmi = vmi("[" + gpu("g", T4) + "]", "[" + gpu("h", T4) + "]");
             assertThat(planned(env(T4_VAR, "0000:3b:00.0,0000:86:00.0"), vmi))
                     .extracting(h -> h.alias() + "=" + ((PlannedHostdev.Pci) h).source())
-                    .containsExactly("ua-gpu-g=0000:3b:00.0", "ua-hostdevice-h=0000:86:00.0");
+                    .containsExactly("ua-hostdevice-h=0000:86:00.0", "ua-gpu-g=0000:3b:00.0");
         }
 
         @Test
         void aTrailingCommaInTheVariableIsIgnoredAsKubeVirtDoes() {
             assertThat(planned(env(T4_VAR, "0000:3b:00.0,"), vmi("[" + gpu("gpu0", T4) + "]", "[]")))
                     .extracting(PlannedHostdev::alias).containsExactly("ua-gpu-gpu0");
+        }
+
+        /** KubeVirt's PCI_ADDRESS_PATTERN (pkg/util/hardware/hw_utils.go) takes either case. */
+        @Test
+        void upperCaseHexInAValueIsAcceptedAndWrittenAsSysfsNamesTheDevice() {
+            assertThat(planned(env(T4_VAR, "0000:AF:00.0", VGPU_VAR, "4B20D080-1B54-4048-85B3-A6A62D165C01"),
+                    vmi("[" + gpu("g", T4) + "," + gpu("v", VGPU, "{\"display\":{\"enabled\":false}}") + "]", "[]")))
+                    .containsExactly(pci("ua-gpu-g", "0000:af:00.0", "gpus[0] 'g' (" + T4 + ") via " + T4_VAR),
+                            new PlannedHostdev.Mdev("ua-gpu-v", MdevUuid.parse(UUID1), false, false, "gpus[1] 'v' (" + VGPU + ") via " + VGPU_VAR));
+        }
+
+        @Test
+        void oneDeviceSpelledInTwoCasesIsStillOneDevice() {
+            assertThat(problems(env(T4_VAR, "0000:AF:00.0,0000:af:00.0"), Optional.of(vmi("[" + gpu("a", T4) + "," + gpu("b", T4) + "]", "[]")), false))
+                    .containsExactly("gpus[1] 'b' (" + T4 + "): " + T4_VAR + " lists 2 device(s) ('0000:AF:00.0,0000:af:00.0'),"
+                            + " fewer than the VMI entries naming " + T4);
+        }
+
+        /* hostdevice/addresspool.go loads both variables; an empty one yields no hostdev (createHostDevices skips ""). */
+        @Test
+        void anEmptyPciVariableNextToASetMdevVariableIsPassedOver() {
+            String emptyPci = "PCI_RESOURCE_NVIDIA_COM_GRID_T4-1Q";
+            for (String empty : List.of("", ",")) {
+                assertThat(planned(env(emptyPci, empty, VGPU_VAR, UUID1), vmi("[]", "[" + gpu("v", VGPU) + "]")))
+                        .containsExactly(new PlannedHostdev.Mdev("ua-hostdevice-v", MdevUuid.parse(UUID1), false, false,
+                                "hostDevices[0] 'v' (" + VGPU + ") via " + VGPU_VAR));
+            }
+        }
+
+        @Test
+        void anEmptyMdevVariableNextToASetPciVariableIsPassedOver() {
+            assertThat(planned(env(T4_VAR, "0000:3b:00.0", "MDEV_" + T4_VAR, ""), vmi("[" + gpu("g", T4) + "]", "[]")))
+                    .containsExactly(pci("ua-gpu-g", "0000:3b:00.0", "gpus[0] 'g' (" + T4 + ") via " + T4_VAR));
+        }
+
+        /* converter.go appends hostDevices[] then gpus[]; gpu/hostdev.go and generic/hostdev.go append PCI, then mdev. */
+        @Test
+        void hostDevicesBeforeGpusAndWithinEachListPciBeforeMdev() {
+            String hostPci = "PCI_RESOURCE_INTEL_COM_E810";
+            String hostMdev = "MDEV_PCI_RESOURCE_INTEL_COM_GVT";
+            LauncherEnv env = env(T4_VAR, "0000:3b:00.0", VGPU_VAR, UUID1 + "," + UUID2, hostPci, "0000:5e:00.0", hostMdev, UUID3);
+            VmiDevices vmi = vmi("[" + gpu("v0", VGPU) + "," + gpu("p", T4) + "," + gpu("v1", VGPU) + "]",
+                    "[" + gpu("hm", "intel.com/GVT") + "," + gpu("hp", "intel.com/E810") + "]");
+            assertThat(planned(env, vmi)).extracting(PlannedHostdev::alias)
+                    .containsExactly("ua-hostdevice-hp", "ua-hostdevice-hm", "ua-gpu-p", "ua-gpu-v0", "ua-gpu-v1");
         }
 
         @Test
@@ -143,9 +193,10 @@ class HostdevPlannerTest {
             assertThat(displays("[" + gpu("v0", VGPU, "{\"display\":{\"enabled\":false}}") + "]")).containsExactly("ua-gpu-v0");
         }
 
+        /** hostdev.go isVgpuDisplaySet: options without a display block are no display setting. */
         @Test
-        void optionsWithoutADisplayBlockTurnTheDisplayOffAsKubeVirtDoes() {
-            assertThat(displays("[" + gpu("v0", VGPU, "{}") + "]")).containsExactly("ua-gpu-v0");
+        void optionsWithoutADisplayBlockStillGetTheDefault() {
+            assertThat(displays("[" + gpu("v0", VGPU, "{}") + "]")).containsExactly("ua-gpu-v0 display ramfb");
         }
 
         @Test
@@ -159,24 +210,55 @@ class HostdevPlannerTest {
                     .containsExactly("ua-gpu-v0 display");
         }
 
+        /** hostdev.go CreateMDEVHostDevices: the default applies only when no gpus[] entry sets display. */
         @Test
-        void aSecondVgpuAskingForDisplayGetsItButNotASecondDefaultRamfb() {
+        void aDisplayBlockOnAnyVgpuTakesTheDefaultAwayFromTheFirst() {
             assertThat(displays("[" + gpu("v0", VGPU) + "," + gpu("v1", VGPU, "{\"display\":{\"enabled\":true}}") + "]"))
-                    .containsExactly("ua-gpu-v0 display ramfb", "ua-gpu-v1 display");
+                    .containsExactly("ua-gpu-v0", "ua-gpu-v1 display ramfb");
         }
 
         @Test
-        void anExplicitRamfbRequestWinsOverTheFirstVgpusDefault() {
-            assertThat(displays("[" + gpu("v0", VGPU) + "," + gpu("v1", VGPU, "{\"display\":{\"ramFB\":{\"enabled\":true}}}") + "]"))
-                    .containsExactly("ua-gpu-v0 display", "ua-gpu-v1 display ramfb");
+        void aDisplayBlockOnAPassthroughGpuTakesTheDefaultAwayFromTheVgpus() {
+            List<PlannedHostdev> plan = planned(env(T4_VAR, "0000:3b:00.0", VGPU_VAR, UUID1),
+                    vmi("[" + gpu("pass", T4, "{\"display\":{\"enabled\":false}}") + "," + gpu("v", VGPU) + "]", "[]"));
+            assertThat(plan).containsExactly(pci("ua-gpu-pass", "0000:3b:00.0", "gpus[0] 'pass' (" + T4 + ") via " + T4_VAR),
+                    new PlannedHostdev.Mdev("ua-gpu-v", MdevUuid.parse(UUID1), false, false, "gpus[1] 'v' (" + VGPU + ") via " + VGPU_VAR));
         }
 
         @Test
-        void twoExplicitRamfbRequestsAreRefused() {
-            String both = "{\"display\":{\"ramFB\":{\"enabled\":true}}}";
+        void aDisplayBlockOnADraGpuTakesTheDefaultAwayToo() {
+            VmiDevices vmi = VmiDevices.parse("{\"spec\":{\"domain\":{\"devices\":{\"gpus\":[" + gpu("v", VGPU) + ","
+                    + "{\"name\":\"dra\",\"claimName\":\"c\",\"requestName\":\"gpu\",\"virtualGPUOptions\":{\"display\":{\"enabled\":false}}}]}}}}");
+            assertThat(planned(env(VGPU_VAR, UUID1), vmi))
+                    .containsExactly(new PlannedHostdev.Mdev("ua-gpu-v", MdevUuid.parse(UUID1), false, false, "gpus[0] 'v' (" + VGPU + ") via " + VGPU_VAR));
+        }
+
+        /** vmi-create-admitter.go validateMDEVRamFB: unset enabled and ramFB.enabled count as true. */
+        @Test
+        void twoDisplaysWithRamfbAreRefusedAsKubeVirtsWebhookRefusesThem() {
+            String both = "{\"display\":{\"ramFB\":{}}}";
             assertThat(problems(env(VGPU_VAR, UUID1 + "," + UUID2), Optional.of(vmi("[" + gpu("v0", VGPU, both) + "," + gpu("v1", VGPU, both) + "]", "[]")), false))
-                    .containsExactly("gpus[0] 'v0' (" + VGPU + ") and gpus[1] 'v1' (" + VGPU + ") all set virtualGPUOptions.display.ramFB.enabled;"
-                            + " libvirt allows one ramfb per VM");
+                    .containsExactly("gpus[0] 'v0' (" + VGPU + ") and gpus[1] 'v1' (" + VGPU + ") each enable a display with ramfb"
+                            + " (virtualGPUOptions.display with enabled and ramFB.enabled unset or true); KubeVirt refuses such a VMI"
+                            + " and libvirt allows one ramfb per VM");
+        }
+
+        @Test
+        void hostDevicesNeverGetADisplay() {
+            assertThat(planned(env(VGPU_VAR, UUID1), vmi("[]", "[" + gpu("v", VGPU) + "]")))
+                    .containsExactly(new PlannedHostdev.Mdev("ua-hostdevice-v", MdevUuid.parse(UUID1), false, false,
+                            "hostDevices[0] 'v' (" + VGPU + ") via " + VGPU_VAR));
+        }
+
+        @Test
+        void aPciGpuGetsDisplayAndRamfbOnlyWhenItsDisplayIsExplicitlyEnabled() {
+            List<PlannedHostdev> plan = planned(env(T4_VAR, "0000:3b:00.0,0000:86:00.0,0000:87:00.0"), vmi("["
+                    + gpu("on", T4, "{\"display\":{\"enabled\":true}}") + "," + gpu("off", T4, "{\"display\":{\"enabled\":false}}")
+                    + "," + gpu("none", T4) + "]", "[]"));
+            assertThat(plan).containsExactly(
+                    new PlannedHostdev.Pci("ua-gpu-on", PciAddress.parse("0000:3b:00.0"), List.of(), true, true, "gpus[0] 'on' (" + T4 + ") via " + T4_VAR),
+                    pci("ua-gpu-off", "0000:86:00.0", "gpus[1] 'off' (" + T4 + ") via " + T4_VAR),
+                    pci("ua-gpu-none", "0000:87:00.0", "gpus[2] 'none' (" + T4 + ") via " + T4_VAR));
         }
 
         @Test
@@ -213,7 +295,7 @@ class HostdevPlannerTest {
         @Test
         void aMalformedPciAddressIsNamedWithItsPosition() {
             assertThat(problems(env(T4_VAR, "0000:3b:00.0,3b:00.0"), Optional.of(vmi("[" + gpu("gpu0", T4) + "]", "[]")), false))
-                    .containsExactly("gpus[0] 'gpu0' (" + T4 + "): " + T4_VAR + " item 2 '3b:00.0' is not a PCI address (expected DDDD:BB:SS.F, lower-case hex)");
+                    .containsExactly("gpus[0] 'gpu0' (" + T4 + "): " + T4_VAR + " item 2 '3b:00.0' is not a PCI address (expected DDDD:BB:SS.F in hex)");
         }
 
         @Test
@@ -241,12 +323,15 @@ class HostdevPlannerTest {
     class WithoutAVmi {
 
         @Test
-        void everyDeviceVariableBecomesHostdevsInVariableNameOrderWithAliasesFromResourceAndIndex() {
-            PlanOutcome outcome = planner.plan(env(T4_VAR, "0000:3b:00.0,0000:86:00.0", VGPU_VAR, UUID1, "HOME", "/root"), Optional.empty(), false);
+        void everyDeviceVariableBecomesHostdevsPciFirstThenInVariableNameOrderWithAliasesFromResourceAndIndex() {
+            PlanOutcome outcome = planner.plan(env(T4_VAR, "0000:3b:00.0,0000:86:00.0", VGPU_VAR, UUID1, A10_VAR, "0000:af:00.0",
+                    "HOME", "/root"), Optional.empty(), false);
             assertThat(outcome).isEqualTo(new PlanOutcome.Planned(List.of(
-                    new PlannedHostdev.Mdev("ua-hostdevice-nvidia_com_grid_t4-1q-0", MdevUuid.parse(UUID1), false, false, VGPU_VAR + "[0]"),
+                    pci("ua-hostdevice-nvidia_com_ga102gl_a10-0", "0000:af:00.0", A10_VAR + "[0]"),
                     pci("ua-hostdevice-nvidia_com_tu104gl_tesla_t4-0", "0000:3b:00.0", T4_VAR + "[0]"),
-                    pci("ua-hostdevice-nvidia_com_tu104gl_tesla_t4-1", "0000:86:00.0", T4_VAR + "[1]")), List.of()));
+                    pci("ua-hostdevice-nvidia_com_tu104gl_tesla_t4-1", "0000:86:00.0", T4_VAR + "[1]"),
+                    new PlannedHostdev.Mdev("ua-hostdevice-nvidia_com_grid_t4-1q-0", MdevUuid.parse(UUID1), false, false, VGPU_VAR + "[0]")),
+                    List.of()));
         }
 
         @Test

@@ -98,6 +98,22 @@ class HostdevXmlTest {
             assertHostdevsAccepted(xml);
         }
 
+        /** KubeVirt's hostdev.go createPCIHostDevice: Display "on", RamFB "on" on a PCI hostdev (SR-IOV vGPU VFs). */
+        @Test
+        void aPciGpuWithItsDisplayEnabledCarriesDisplayAndRamfb() {
+            String xml = written(XML.elements(List.of(new PlannedHostdev.Pci("ua-gpu-vf0", PciAddress.parse("0000:41:00.4"), List.of(),
+                    true, true, "origin")))).xml();
+            assertThat(xml).isEqualTo("""
+                    <hostdev mode="subsystem" type="pci" managed="no" display="on" ramfb="on">
+                      <source>
+                        <address domain="0x0000" bus="0x41" slot="0x00" function="0x4"/>
+                      </source>
+                      <alias name="ua-gpu-vf0"/>
+                    </hostdev>
+                    """);
+            LibvirtTools.assertHostdevsAcceptedWithPciDisplay(xml);
+        }
+
         @Test
         void aVgpuWithoutDisplayHasNeitherAttribute() {
             String xml = written(XML.elements(List.of(vgpu("ua-hostdevice-v1", "4b20d080-1b54-4048-85b3-a6a62d165c02", false, false)))).xml();

@@ -60,7 +60,9 @@ class LauncherEnvProperties {
             Files.writeString(file, envFile(envs, styles));
             LauncherEnv env = LauncherEnv.fromFile(file);
 
-            Map<String, List<PlannedHostdev>> expected = new TreeMap<>();
+            // PCI variables first, then mdev ones, each kind in name order
+            Map<String, List<PlannedHostdev>> expected = new TreeMap<>(
+                    java.util.Comparator.comparing((String v) -> v.startsWith("MDEV_")).thenComparing(java.util.Comparator.naturalOrder()));
             for (Allocated a : allocations) {
                 String variable = KubeVirtEnv.variableName(a.kind(), a.name());
                 assertThat(env.lookup(a.name().value())).isEqualTo(new ResourceVariable.Set(a.kind(), variable, envs.get(variable)));

@@ -30,9 +30,9 @@ class LauncherEnvTest {
                 """);
         LauncherEnv env = LauncherEnv.fromFile(file);
         assertThat(env.deviceVariables()).containsExactly(
-                new ResourceVariable.Set(DeviceKind.MDEV, "MDEV_PCI_RESOURCE_NVIDIA_COM_GRID_T4-1Q", "4b20d080-1b54-4048-85b3-a6a62d165c01"),
-                new ResourceVariable.Set(DeviceKind.PCI, "PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4", "0000:3b:00.0"));
-        assertThat(env.companionsFor(env.deviceVariables().get(1))).isEqualTo(new LauncherEnv.CompanionsVariable(
+                new ResourceVariable.Set(DeviceKind.PCI, "PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4", "0000:3b:00.0"),
+                new ResourceVariable.Set(DeviceKind.MDEV, "MDEV_PCI_RESOURCE_NVIDIA_COM_GRID_T4-1Q", "4b20d080-1b54-4048-85b3-a6a62d165c01"));
+        assertThat(env.companionsFor(env.deviceVariables().get(0))).isEqualTo(new LauncherEnv.CompanionsVariable(
                 "VFIO_DP_COMPANIONS_NVIDIA_COM_TU104GL_TESLA_T4", Optional.of("0000:3b:00.0=0000:3b:00.1")));
     }
 
@@ -50,6 +50,19 @@ class LauncherEnvTest {
         LauncherEnv env = LauncherEnv.of(Map.of("MDEV_PCI_RESOURCE_NVIDIA_COM_GRID_T4-1Q", "u"));
         assertThat(env.lookup("nvidia.com/GRID_T4-1Q")).isEqualTo(new ResourceVariable.Set(DeviceKind.MDEV, "MDEV_PCI_RESOURCE_NVIDIA_COM_GRID_T4-1Q", "u"));
         assertThat(env.lookup("nvidia.com/other")).isEqualTo(new ResourceVariable.Unset("PCI_RESOURCE_NVIDIA_COM_OTHER", "MDEV_PCI_RESOURCE_NVIDIA_COM_OTHER"));
+    }
+
+    /** virt-launcher reads both variables of a resource; one listing nothing yields no hostdev (hostdevice/addresspool.go). */
+    @Test
+    void aVariableListingNothingNextToOneListingDevicesIsPassedOverButTwoListingDevicesAreBoth() {
+        assertThat(LauncherEnv.of(Map.of("PCI_RESOURCE_X", ",", "MDEV_PCI_RESOURCE_X", "u")).lookup("x"))
+                .isEqualTo(new ResourceVariable.Set(DeviceKind.MDEV, "MDEV_PCI_RESOURCE_X", "u"));
+        assertThat(LauncherEnv.of(Map.of("PCI_RESOURCE_X", "a", "MDEV_PCI_RESOURCE_X", "")).lookup("x"))
+                .isEqualTo(new ResourceVariable.Set(DeviceKind.PCI, "PCI_RESOURCE_X", "a"));
+        assertThat(LauncherEnv.of(Map.of("PCI_RESOURCE_X", "a", "MDEV_PCI_RESOURCE_X", "u")).lookup("x"))
+                .isEqualTo(new ResourceVariable.Both("PCI_RESOURCE_X", "MDEV_PCI_RESOURCE_X"));
+        assertThat(LauncherEnv.of(Map.of("PCI_RESOURCE_X", "", "MDEV_PCI_RESOURCE_X", "")).lookup("x"))
+                .isEqualTo(new ResourceVariable.Both("PCI_RESOURCE_X", "MDEV_PCI_RESOURCE_X"));
     }
 
     @Test

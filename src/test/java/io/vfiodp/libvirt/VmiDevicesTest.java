@@ -22,9 +22,24 @@ class VmiDevicesTest {
                 """);
         assertThat(vmi).isEqualTo(new VmiDevices(List.of(
                 new DeviceRequest(DeviceRequest.Section.GPUS, 0, "gpu0", "nvidia.com/TU104GL_TESLA_T4", new VgpuDisplay.Unspecified()),
-                new DeviceRequest(DeviceRequest.Section.GPUS, 1, "v0", "nvidia.com/GRID_T4-1Q", new VgpuDisplay.Requested(true, Optional.of(false))),
+                new DeviceRequest(DeviceRequest.Section.GPUS, 1, "v0", "nvidia.com/GRID_T4-1Q", new VgpuDisplay.Requested(Optional.of(true), Optional.of(false))),
                 new DeviceRequest(DeviceRequest.Section.HOST_DEVICES, 0, "nic", "intel.com/E810", new VgpuDisplay.Unspecified())),
                 Optional.of(true)));
+    }
+
+    /** hostdev.go isVgpuDisplaySet: only a display block is a display setting; its flags stay as written. */
+    @Test
+    void optionsWithoutADisplayBlockAreUnspecifiedAndUnsetFlagsStayUnset() {
+        VmiDevices vmi = VmiDevices.parse("""
+                {"spec":{"domain":{"devices":{"gpus":[
+                   {"name":"a","deviceName":"nvidia.com/GRID_T4-1Q","virtualGPUOptions":{}},
+                   {"name":"b","deviceName":"nvidia.com/GRID_T4-1Q","virtualGPUOptions":{"display":{"ramFB":{}}}},
+                   {"name":"dra","claimName":"gpu-claim","requestName":"gpu","virtualGPUOptions":{"display":{"enabled":false}}}]}}}}
+                """);
+        assertThat(vmi.requests()).extracting(DeviceRequest::display).containsExactly(
+                new VgpuDisplay.Unspecified(), new VgpuDisplay.Requested(Optional.empty(), Optional.empty()));
+        assertThat(vmi.claimedGpus()).containsExactly(
+                new VmiDevices.ClaimedGpu(2, "dra", new VgpuDisplay.Requested(Optional.of(false), Optional.empty())));
     }
 
     @Test

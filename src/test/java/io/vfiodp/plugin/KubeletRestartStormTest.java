@@ -205,7 +205,7 @@ class KubeletRestartStormTest {
     }
 
     private static String expectedAnswer(ExposedDevice d) {
-        return "{PCI_RESOURCE_NVIDIA_COM_GH100H100_SXM5_80GB=" + d.id() + "} [/dev/vfio/vfio, /dev/vfio/" + d.iommuGroup() + "]";
+        return "{PCI_RESOURCE_NVIDIA_COM_GH100_H100_SXM5_80GB=" + d.id() + "} [/dev/vfio/vfio, /dev/vfio/" + d.iommuGroup() + "]";
     }
 
     private static String describe(ContainerAllocateResponse r) {

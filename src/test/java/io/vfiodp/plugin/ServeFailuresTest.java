@@ -36,8 +36,8 @@ class ServeFailuresTest {
 
     private static final Path FIXTURES = Path.of("src/test/resources/sysfs-fixtures");
     private static final Duration WAIT = Duration.ofSeconds(20);
-    private static final String GPUS = "nvidia.com/GH100H100_SXM5_80GB";
-    private static final String NVSWITCH = "nvidia.com/22a3";
+    private static final String GPUS = "nvidia.com/GH100_H100_SXM5_80GB";
+    private static final String NVSWITCH = "nvidia.com/GH100_H100_NVSWITCH";
 
     @TempDir Path temp;
 
@@ -109,7 +109,7 @@ class ServeFailuresTest {
                 assertThat(e).startsWith("vfio-dp-").endsWith(".sock");
             });
             assertThat(endpoints).contains(SocketNames.forResource(dir, ResourceName.of(GPUS)), SocketNames.forResource(dir, ResourceName.of(NVSWITCH)));
-            assertThat(endpoints).doesNotContain("vfio-dp-nvidia.com_GH100H100_SXM5_80GB.sock");
+            assertThat(endpoints).doesNotContain("vfio-dp-nvidia.com_GH100_H100_SXM5_80GB.sock");
             assertThat(kubelet.allocate(GPUS, List.of(List.of("0000:18:00.0"))).getContainerResponsesCount()).isEqualTo(1);
         }
     }

@@ -114,8 +114,8 @@ class ServeOnFixturesTest {
 
     @Test
     void hgxServesGpusAndNvswitchesAsTwoResourcesAndPairsGpusBehindOneSwitch() throws Exception {
-        String gpus = "nvidia.com/GH100H100_SXM5_80GB";
-        String nvswitch = "nvidia.com/22a3";
+        String gpus = "nvidia.com/GH100_H100_SXM5_80GB";
+        String nvswitch = "nvidia.com/GH100_H100_NVSWITCH";
         assertThat(serve("hgx-8gpu", gpus, nvswitch)).containsExactly(nvswitch, gpus);
         List<String> all = kubelet.watch(gpus).awaitUpdate(u -> true, WAIT).getDevicesList().stream().map(Device::getID).toList();
 

@@ -524,6 +524,79 @@ class PolicyEngineTest {
                     + " pciHostDevices[0] (10de:1eb8 → nvidia.com/OLD); the later entry wins: pciHostDevices[1] (10de:1eb8 → nvidia.com/NEW)"));
         }
 
+        /*
+         * KubeVirt's rule (pkg/virt-handler/device-manager/device_controller.go,
+         * updatePermittedHostDevicePlugins): virt-handler puts every pciHostDevices and
+         * mediatedDevices entry without externalResourceProvider into its selector map and starts
+         * a device plugin for what that map selects, whatever other entries say about the same
+         * selector. An external entry for such a selector would have the plugin advertise the same
+         * devices under a second name, so one GPU could go to two pods.
+         */
+        @Test
+        void aPciSelectorKubeVirtServesIsNeverServedEvenWhenALaterExternalEntryNamesIt() {
+            SnapshotBuilder b = new SnapshotBuilder();
+            b.gpu("0000:3b:00.0", 0x1eb8, 12);
+            PolicyResult result = configured(b.build(), new PermittedHostDevices(List.of(
+                    new PciHostDevice("10DE:1EB8", "nvidia.com/KUBEVIRT_T4", false),
+                    new PciHostDevice("10de:1eb8", "nvidia.com/PLUGIN_T4", true)), List.of()));
+
+            assertThat(result.desiredState().resources()).isEmpty();
+            assertThat(result.functions().get(a("0000:3b:00.0"))).isEqualTo(new Skipped("pciHostDevices[0] (10de:1eb8 →"
+                    + " nvidia.com/KUBEVIRT_T4) has no externalResourceProvider: true, so KubeVirt's virt-handler serves it"));
+            assertThat(result.problems()).containsExactly(PolicyProblem.error("pciHostDevices[1] (10de:1eb8 → nvidia.com/PLUGIN_T4)"
+                    + " skipped: pciHostDevices[0] (10de:1eb8 → nvidia.com/KUBEVIRT_T4) names the same selector without"
+                    + " externalResourceProvider: true, so KubeVirt's virt-handler serves those devices; serving them too would"
+                    + " make one device allocatable under two names (remove one of the two entries)"));
+        }
+
+        @Test
+        void aPciSelectorKubeVirtServesIsNeverServedEvenWhenAnEarlierExternalEntryNamesIt() {
+            SnapshotBuilder b = new SnapshotBuilder();
+            b.gpu("0000:3b:00.0", 0x1eb8, 12);
+            PolicyResult result = configured(b.build(), new PermittedHostDevices(List.of(
+                    new PciHostDevice("10de:1eb8", "nvidia.com/PLUGIN_T4", true),
+                    new PciHostDevice("10DE:1EB8", "nvidia.com/KUBEVIRT_T4", false)), List.of()));
+
+            assertThat(result.desiredState().resources()).isEmpty();
+            assertThat(result.problems()).containsExactly(PolicyProblem.error("pciHostDevices[0] (10de:1eb8 → nvidia.com/PLUGIN_T4)"
+                    + " skipped: pciHostDevices[1] (10de:1eb8 → nvidia.com/KUBEVIRT_T4) names the same selector without"
+                    + " externalResourceProvider: true, so KubeVirt's virt-handler serves those devices; serving them too would"
+                    + " make one device allocatable under two names (remove one of the two entries)"));
+        }
+
+        @Test
+        void anMdevSelectorKubeVirtServesIsNeverServedWhateverTheSpellingOfItsSpaces() {
+            SnapshotBuilder b = new SnapshotBuilder();
+            b.gpu("0000:5e:00.0", 0x1eb8, 13).driver("nvidia");
+            b.mdev("1b6a5b3c-0d4e-4f5a-9b8c-7d6e5f4a3b2c", "nvidia-222", "GRID T4-1B", "0000:5e:00.0", 101);
+            PolicyResult result = configured(b.build(), new PermittedHostDevices(List.of(), List.of(
+                    new MediatedHostDevice("GRID_T4-1B", "nvidia.com/GRID_T4-1B", true),
+                    new MediatedHostDevice("GRID T4-1B", "nvidia.com/KUBEVIRT_T4-1B", false))));
+
+            assertThat(result.desiredState().resources()).isEmpty();
+            assertThat(result.mdevs().get("1b6a5b3c-0d4e-4f5a-9b8c-7d6e5f4a3b2c")).isEqualTo(new Skipped("mediatedDevices[1]"
+                    + " (GRID_T4-1B → nvidia.com/KUBEVIRT_T4-1B) has no externalResourceProvider: true, so KubeVirt's virt-handler serves it"));
+            assertThat(result.problems()).containsExactly(PolicyProblem.error("mediatedDevices[0] (GRID_T4-1B → nvidia.com/GRID_T4-1B)"
+                    + " skipped: mediatedDevices[1] (GRID_T4-1B → nvidia.com/KUBEVIRT_T4-1B) names the same selector without"
+                    + " externalResourceProvider: true, so KubeVirt's virt-handler serves those devices; serving them too would"
+                    + " make one device allocatable under two names (remove one of the two entries)"));
+        }
+
+        /** Two entries virt-handler serves: its map keeps the later one (device_controller.go), and so do we. */
+        @Test
+        void ofTwoEntriesKubeVirtServesTheLaterWinsAsInVirtHandlersMap() {
+            SnapshotBuilder b = new SnapshotBuilder();
+            b.gpu("0000:3b:00.0", 0x1eb8, 12);
+            PolicyResult result = configured(b.build(), new PermittedHostDevices(List.of(
+                    new PciHostDevice("10DE:1EB8", "nvidia.com/OLD", false),
+                    new PciHostDevice("10de:1eb8", "nvidia.com/NEW", false)), List.of()));
+
+            assertThat(result.functions().get(a("0000:3b:00.0"))).isEqualTo(new Skipped("pciHostDevices[1] (10de:1eb8 →"
+                    + " nvidia.com/NEW) has no externalResourceProvider: true, so KubeVirt's virt-handler serves it"));
+            assertThat(result.problems()).containsExactly(PolicyProblem.warning("pciHostDevices[1] repeats the selector '10de:1eb8' of"
+                    + " pciHostDevices[0] (10de:1eb8 → nvidia.com/OLD); the later entry wins: pciHostDevices[1] (10de:1eb8 → nvidia.com/NEW)"));
+        }
+
         @Test
         void oneNameCannotBeBothPciAndMediated() {
             SnapshotBuilder b = new SnapshotBuilder();

@@ -1,20 +1,6 @@
 package io.vfiodp.policy.config;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonStreamContext;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationContext;
-import com.fasterxml.jackson.databind.JsonDeserializer;
-import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
-import com.fasterxml.jackson.databind.exc.InvalidFormatException;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -29,6 +15,21 @@ import java.util.Deque;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.TokenStreamContext;
+import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.databind.DatabindException;
+import tools.jackson.databind.DeserializationContext;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.ValueDeserializer;
+import tools.jackson.databind.deser.DeserializationProblemHandler;
+import tools.jackson.databind.exc.InvalidFormatException;
+import tools.jackson.databind.exc.MismatchedInputException;
+import tools.jackson.dataformat.yaml.YAMLMapper;
+import tools.jackson.dataformat.yaml.YAMLParser;
 
 /**
  * Reads the {@code --config} file: YAML with a top-level {@code permittedHostDevices:} block in
@@ -88,8 +89,9 @@ public final class ConfigFile {
         }
     }
 
-    /** How Jackson prints a snakeyaml event in a message: {@code <org.yaml.snakeyaml.events.AliasEvent(anchor=a)>}. */
-    private static final Pattern YAML_EVENT = Pattern.compile("<org\\.yaml\\.snakeyaml\\.events\\.(\\w+)Event\\((?:anchor=)?([^,)>]*)[^>]*>");
+    /** How Jackson words a key that appears twice in one mapping. */
+    private static final Pattern PLAIN_PATH = Pattern.compile("[A-Za-z][A-Za-z0-9_]*(\\[\\d+]|\\.[A-Za-z][A-Za-z0-9_]*)*");
+    private static final Pattern DUPLICATE = Pattern.compile("Duplicate Object property \"(.*)\"");
 
     private ConfigFile() {}
 
@@ -119,19 +121,21 @@ public final class ConfigFile {
     /** Parses YAML {@code text}; {@code name} is how messages call the document. */
     public static Loaded parse(String name, String text) throws InvalidConfigException {
         List<String> warnings = new ArrayList<>();
-        ObjectMapper mapper = new ObjectMapper(new YAMLFactory());
-        mapper.enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION.mappedFeature());
-        mapper.addHandler(new WarnOnUnknownField(name, warnings));
+        ObjectMapper mapper = YAMLMapper.builder()
+                .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+                .addHandler(new WarnOnUnknownField(name, warnings))
+                .build();
         Document document;
         try (JsonParser parser = mapper.createParser(text)) {
-            if (parser.nextToken() == null) {
-                throw new InvalidConfigException(name + ": the file is empty; expected a top-level permittedHostDevices: block");
+            // described before the parser closes: Jackson 3's errors no longer carry the token or the path they hit
+            try {
+                if (parser.nextToken() == null) {
+                    throw new InvalidConfigException(name + ": the file is empty; expected a top-level permittedHostDevices: block");
+                }
+                document = mapper.readValue(parser, Document.class);
+            } catch (JacksonException e) {
+                throw new InvalidConfigException(describe(name, e, parser), e);
             }
-            document = mapper.readValue(parser, Document.class);
-        } catch (JsonProcessingException e) {
-            throw new InvalidConfigException(describe(name, e), e);
-        } catch (IOException e) {
-            throw new InvalidConfigException(name + ": cannot read: " + e.getMessage(), e);
         }
         if (document == null || document.permittedHostDevices == null) {
             throw new InvalidConfigException(name + ": no top-level permittedHostDevices: block"
@@ -140,40 +144,38 @@ public final class ConfigFile {
         return new Loaded(document.permittedHostDevices.toRecord(), warnings);
     }
 
-    private static String describe(String name, JsonProcessingException e) {
+    private static String describe(String name, JacksonException e, JsonParser parser) {
         StringBuilder sb = new StringBuilder(name);
-        JsonLocation at = e.getLocation();
+        TokenStreamLocation at = e.getLocation() != null ? e.getLocation() : parser.currentTokenLocation();
         if (at != null && at.getLineNr() > 0) {
             sb.append(" line ").append(at.getLineNr()).append(", column ").append(at.getColumnNr());
         }
-        if (e instanceof JsonMappingException m) {
+        if (e instanceof DatabindException m) {
             // a value of the wrong kind with no field above it is the document itself
             sb.append(m.getPath().isEmpty() ? ", at the top level" : ", field " + path(m.getPath()));
+        } else {
+            // a broken document can make a key of anything ("permittedHostDevices:" with its colon): name only real fields
+            String where = enclosing(parser.streamReadContext());
+            if (!where.isEmpty() && PLAIN_PATH.matcher(where).matches()) sb.append(", field ").append(where);
         }
-        return sb.append(": ").append(problem(e)).toString();
+        return sb.append(": ").append(problem(e, parser)).toString();
     }
 
-    private static String problem(JsonProcessingException e) {
+    private static String problem(JacksonException e, JsonParser parser) {
+        if (parser instanceof YAMLParser yaml && yaml.isCurrentAlias()) {
+            // snakeyaml-engine hands an alias over as its anchor's name, which Jackson then reads as a plain string
+            return "an alias (*" + parser.getString() + ") stands where a value belongs; aliases are not supported, write the value out";
+        }
         if (e instanceof InvalidFormatException f) {
             return "'" + f.getValue() + "' is not " + expected(f.getTargetType());
         }
-        if (e instanceof MismatchedInputException m && m.getTargetType() != null
-                && m.getProcessor() instanceof JsonParser p && p.currentToken() != null) {
-            return "expected " + expected(m.getTargetType()) + ", found " + found(p.currentToken());
+        if (e instanceof MismatchedInputException m && m.getTargetType() != null && parser.currentToken() != null) {
+            return "expected " + expected(m.getTargetType()) + ", found " + found(parser.currentToken());
         }
         String message = e.getOriginalMessage() == null ? "not readable as YAML" : e.getOriginalMessage();
-        Matcher event = YAML_EVENT.matcher(message);
-        if (message.startsWith("Expected a field name") && event.find()) {
-            // Jackson names the offending snakeyaml event by its Java class (an alias or a
-            // structure used as a key)
-            return "a field name must be a plain word, found " + switch (event.group(1)) {
-                case "Alias" -> "an alias (*" + event.group(2) + ")";
-                case "MappingStart" -> "a mapping";
-                case "SequenceStart" -> "a list";
-                default -> "something else";
-            };
-        }
-        // snakeyaml interleaves its own location and a source excerpt (indented lines) with
+        Matcher duplicate = DUPLICATE.matcher(message);
+        if (duplicate.matches()) return "Duplicate field '" + duplicate.group(1) + "'";
+        // snakeyaml-engine interleaves its own location and a source excerpt (indented lines) with
         // what went wrong (unindented lines); the location is already in front
         StringBuilder out = new StringBuilder();
         for (String line : message.split("\n")) {
@@ -203,12 +205,12 @@ public final class ConfigFile {
         };
     }
 
-    private static String path(List<JsonMappingException.Reference> references) {
+    private static String path(List<JacksonException.Reference> references) {
         StringBuilder sb = new StringBuilder();
-        for (JsonMappingException.Reference r : references) {
-            if (r.getFieldName() != null) {
+        for (JacksonException.Reference r : references) {
+            if (r.getPropertyName() != null) {
                 if (!sb.isEmpty()) sb.append('.');
-                sb.append(r.getFieldName());
+                sb.append(r.getPropertyName());
             } else if (r.getIndex() >= 0) {
                 sb.append('[').append(r.getIndex()).append(']');
             }
@@ -216,14 +218,19 @@ public final class ConfigFile {
         return sb.toString();
     }
 
-    private static String path(JsonStreamContext context, String field) {
+    private static String path(TokenStreamContext context, String field) {
+        String around = enclosing(context);
+        return around.isEmpty() ? field : around + "." + field;
+    }
+
+    /** The fields and list indexes that lead to {@code context}'s container, not the field being read in it. */
+    private static String enclosing(TokenStreamContext context) {
         Deque<String> parts = new ArrayDeque<>();
-        parts.push(field);
-        for (JsonStreamContext c = context.getParent(); c != null && !c.inRoot(); c = c.getParent()) {
+        for (TokenStreamContext c = context.getParent(); c != null && !c.inRoot(); c = c.getParent()) {
             if (c.inArray()) {
                 parts.push("[" + c.getCurrentIndex() + "]");
-            } else if (c.getCurrentName() != null) {
-                parts.push(c.getCurrentName());
+            } else if (c.currentName() != null) {
+                parts.push(c.currentName());
             }
         }
         StringBuilder sb = new StringBuilder();
@@ -244,10 +251,10 @@ public final class ConfigFile {
         }
 
         @Override
-        public boolean handleUnknownProperty(DeserializationContext ctxt, JsonParser p, JsonDeserializer<?> deserializer,
-                Object beanOrClass, String propertyName) throws IOException {
-            JsonLocation at = p.currentTokenLocation();
-            JsonStreamContext context = p.getParsingContext();
+        public boolean handleUnknownProperty(DeserializationContext ctxt, JsonParser p, ValueDeserializer<?> deserializer,
+                Object beanOrClass, String propertyName) {
+            TokenStreamLocation at = p.currentTokenLocation();
+            TokenStreamContext context = p.streamReadContext();
             // on a structured value the parser has already entered it
             if (p.currentToken() == JsonToken.START_OBJECT || p.currentToken() == JsonToken.START_ARRAY) {
                 context = context.getParent();

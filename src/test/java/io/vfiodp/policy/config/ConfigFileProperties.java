@@ -3,9 +3,9 @@ package io.vfiodp.policy.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.dataformat.yaml.YAMLMapper;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
@@ -135,7 +135,7 @@ class ConfigFileProperties {
         if (documents != null) return documents;
         try {
             List<String> out = new ArrayList<>();
-            ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+            ObjectMapper yaml = new YAMLMapper();
             Matcher m = EXAMPLE.matcher(Files.readString(Path.of("docs/permitted-host-devices.md")));
             while (m.find()) {
                 if (m.group(1).startsWith("config-") || m.group(1).startsWith("suggested-")) out.add(m.group(2));

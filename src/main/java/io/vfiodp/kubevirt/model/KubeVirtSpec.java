@@ -1,0 +1,15 @@
+package io.vfiodp.kubevirt.model;
+
+/** {@code spec} of the KubeVirt CR. */
+public class KubeVirtSpec extends UnknownFields {
+
+    private KubeVirtConfiguration configuration;
+
+    public KubeVirtConfiguration getConfiguration() {
+        return configuration;
+    }
+
+    public void setConfiguration(KubeVirtConfiguration configuration) {
+        this.configuration = configuration;
+    }
+}

@@ -1,0 +1,81 @@
+package io.vfiodp.kubevirt;
+
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.http.ByteString;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.http.Response;
+import io.fabric8.mockwebserver.http.WebSocket;
+import io.fabric8.mockwebserver.http.WebSocketListener;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * fabric8 8.0's CRUD dispatcher, with the end of a watch handled off the mock server's event loop. Its watch
+ * listener waits, in {@code onClosed}, for a task that itself needs that event loop, so every client that closes
+ * a watch (an informer restarting, a test closing its client) stalled the whole mock server for Vert.x 5's
+ * WebSocket closing timeout (10 s): requests timed out and the server could not shut down.
+ */
+public final class OffLoopWatchDispatcher extends KubernetesMixedDispatcher {
+
+    private final ExecutorService closer = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "mock-api-watch-closer");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public OffLoopWatchDispatcher(Map<ServerRequest, Queue<ServerResponse>> responses) {
+        super(responses);
+    }
+
+    @Override
+    public MockResponse dispatch(RecordedRequest request) {
+        MockResponse response = super.dispatch(request);
+        WebSocketListener watch = response.getWebSocketListener();
+        return watch == null ? response : response.withWebSocketUpgrade(new ClosedOffLoop(watch));
+    }
+
+    @Override
+    public void shutdown() {
+        super.shutdown();
+        closer.shutdown();
+        try {
+            closer.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private final class ClosedOffLoop extends WebSocketListener {
+        private final WebSocketListener delegate;
+
+        ClosedOffLoop(WebSocketListener delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override public void onBeforeAccept(WebSocket ws, Response r) { delegate.onBeforeAccept(ws, r); }
+        @Override public void onOpen(WebSocket ws, Response r) { delegate.onOpen(ws, r); }
+        @Override public void onMessage(WebSocket ws, String text) { delegate.onMessage(ws, text); }
+        @Override public void onMessage(WebSocket ws, ByteString bytes) { delegate.onMessage(ws, bytes); }
+        @Override public void onMessage(WebSocket ws, byte[] bytes) { delegate.onMessage(ws, bytes); }
+        @Override public void onPing(WebSocket ws, byte[] bytes) { delegate.onPing(ws, bytes); }
+        @Override public void onClosing(WebSocket ws, int code, String reason) { delegate.onClosing(ws, code, reason); }
+        @Override public void onClosed(WebSocket ws, int code, String reason) { offLoop(() -> delegate.onClosed(ws, code, reason)); }
+        @Override public void onFailure(WebSocket ws, Throwable t, Response r) { offLoop(() -> delegate.onFailure(ws, t, r)); }
+    }
+
+    private void offLoop(Runnable task) {
+        try {
+            closer.execute(task);
+        } catch (RejectedExecutionException e) {
+            // shutting down: still end the watch (it stops its own executor), but never on the event loop
+            Thread.ofPlatform().daemon().name("mock-api-watch-closer-late").start(task);
+        }
+    }
+}
