@@ -11,12 +11,13 @@ sealed interface Contender {
     List<String> command(Path node, Path devicePluginDir);
 
     /**
-     * Our plugin as shipped: the image directory's launcher (jlink runtime, AOT cache, jvm.options),
-     * reading the same pci.ids file as the peer.
+     * Our plugin as shipped: the image directory's launcher (jlink runtime, AOT cache, jvm.options)
+     * with the pci.ids it chooses itself (the image ships none: the copy in the jar, unless the
+     * machine has a newer one).
      *
      * @param label what tells this image from others measured in the same run ("" when it is the only one)
      */
-    record Ours(Path image, String label, Path pciIds) implements Contender {
+    record Ours(Path image, String label) implements Contender {
         @Override
         public String name() {
             return label.isEmpty() ? "ours" : "ours " + label;
@@ -29,14 +30,14 @@ sealed interface Contender {
         @Override
         public List<String> command(Path node, Path devicePluginDir) {
             return List.of(launcher().toString(), "serve", "--sysfs-root", node.resolve("sys").toString(), "--dev-root",
-                    node.resolve("dev").toString(), "--device-plugin-dir", devicePluginDir.toString(), "--metrics-address", "127.0.0.1:0",
-                    "--pci-ids", pciIds.toString());
+                    node.resolve("dev").toString(), "--device-plugin-dir", devicePluginDir.toString(), "--metrics-address", "127.0.0.1:0");
         }
     }
 
     /**
      * NVIDIA's kubevirt-gpu-device-plugin: it reads fixed paths, so the shared run script binds the
      * node over them in a mount namespace of its own and execs the binary (its pid is the plugin's).
+     * Its pci.ids (/usr/pci.ids in its image) is the copy in our jar.
      */
     record Nvidia(Path runScript, Path binary, Path pciIds) implements Contender {
         @Override

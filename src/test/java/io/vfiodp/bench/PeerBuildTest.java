@@ -47,9 +47,8 @@ class PeerBuildTest {
         Path node = Path.of("/n");
         Path dir = Path.of("/dp");
 
-        assertThat(new Contender.Ours(Path.of("/img"), "", Path.of("/ids")).command(node, dir)).isEqualTo(List.of("/img/bin/vfio-device-plugin",
-                "serve", "--sysfs-root", "/n/sys", "--dev-root", "/n/dev", "--device-plugin-dir", "/dp", "--metrics-address", "127.0.0.1:0",
-                "--pci-ids", "/ids"));
+        assertThat(new Contender.Ours(Path.of("/img"), "").command(node, dir)).isEqualTo(List.of("/img/bin/vfio-device-plugin",
+                "serve", "--sysfs-root", "/n/sys", "--dev-root", "/n/dev", "--device-plugin-dir", "/dp", "--metrics-address", "127.0.0.1:0"));
         assertThat(new Contender.Nvidia(Path.of("/run.sh"), Path.of("/bin/p"), Path.of("/ids")).command(node, dir))
                 .isEqualTo(List.of("bash", "/run.sh", "/bin/p", "/n", "/dp", "/ids"));
     }

@@ -42,9 +42,10 @@ public final class PeerComparison {
     private static final Duration IDLE_SETTLE = Duration.ofSeconds(10);
 
     /** Every run's figures of one plugin. */
-    private record Samples(List<Long> registeredMs, List<Long> startCpuMs, List<Long> listedMs, List<Long> hwmKiB, List<Double> allocateP50Us) {
+    private record Samples(List<Long> registeredMs, List<Long> startCpuMs, List<Long> listedMs, List<Long> hwmKiB, List<Double> allocateP50Us,
+                           List<Double> firstAllocateUs) {
         Samples() {
-            this(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+            this(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
         }
     }
 
@@ -92,7 +93,7 @@ public final class PeerComparison {
 
     private void run(PeerBuild build) throws Exception {
         List<Contender.Ours> ours = new ArrayList<>();
-        for (Path image : settings.images()) ours.add(new Contender.Ours(image, settings.images().size() > 1 ? label(image) : "", pciIds));
+        for (Path image : settings.images()) ours.add(new Contender.Ours(image, settings.images().size() > 1 ? label(image) : ""));
         Optional<Contender.Nvidia> peer = switch (build) {
             case PeerBuild.Built b -> {
                 System.out.println("peer: " + b.binary() + " (" + settings.buildScript() + " " + settings.peerMirror() + ")");
@@ -106,7 +107,8 @@ public final class PeerComparison {
         List<Contender> contenders = new ArrayList<>(ours);
         peer.ifPresent(contenders::add);
         System.out.println("nodes: small " + settings.fixture() + "; large " + LargeHostTree.Shape.PEER_COMPARISON.functionCount()
-                + " PCI functions " + LargeHostTree.Shape.PEER_COMPARISON + "; both plugins read pci.ids from " + pciIds);
+                + " PCI functions " + LargeHostTree.Shape.PEER_COMPARISON + "; NVIDIA's plugin reads the pci.ids in this bench's jar ("
+                + PciIds.bundled() + ")");
         if (peer.isPresent()) {
             System.out.printf("the run script's own start (mount namespace, binds, two execs; in NVIDIA's start-up figures): median %d ms%n",
                     scriptOverheadMs(peer.get()));
@@ -133,15 +135,17 @@ public final class PeerComparison {
                 try (PluginRun r = PluginRun.start(c, settings.fixture(), log(c, "small", run))) {
                     s.registeredMs().add(r.awaitRegistered(small.get(c)));
                     s.startCpuMs().add(r.cpuMillis());
-                    s.allocateP50Us().add(r.allocate(allocated, CALLS, CALLS - MEASURED).p50Us());
+                    PluginRun.Latency latency = r.allocate(allocated, CALLS, CALLS - MEASURED);
+                    s.allocateP50Us().add(latency.p50Us());
+                    s.firstAllocateUs().add(latency.firstUs());
                     s.hwmKiB().add(r.vmHwmKiB());
                 }
                 try (PluginRun r = PluginRun.start(c, large, log(c, "large", run))) {
                     s.listedMs().add(r.awaitListed(big.get(c)));
                 }
-                System.out.printf("run %d %-14s small: registered %4d ms (CPU %4d ms), Allocate p50 %5.0f us, VmHWM %5.1f MiB; large: listed %5d ms%n",
-                        run, c.name(), s.registeredMs().getLast(), s.startCpuMs().getLast(), s.allocateP50Us().getLast(),
-                        s.hwmKiB().getLast() / 1024.0, s.listedMs().getLast());
+                System.out.printf("run %d %-14s small: registered %4d ms (CPU %4d ms), Allocate first %6.0f us, p50 %5.0f us, VmHWM %5.1f MiB;"
+                        + " large: listed %5d ms%n", run, c.name(), s.registeredMs().getLast(), s.startCpuMs().getLast(), s.firstAllocateUs().getLast(),
+                        s.allocateP50Us().getLast(), s.hwmKiB().getLast() / 1024.0, s.listedMs().getLast());
             }
         }
         Map<Contender, IdleCost> idle = new LinkedHashMap<>();
@@ -170,7 +174,8 @@ public final class PeerComparison {
                 .add(ratioRow("start → all registered with full lists, 1,410-function node", "ms", o, p, Samples::listedMs, 1, OptionalDouble.of(2)))
                 .add(ratioRow(String.format("VmHWM after registration + %,d calls", CALLS), "MiB", o, p, Samples::hwmKiB, 1024, OptionalDouble.of(2.5)))
                 .add(ratioRow("Allocate p50 on one channel", "µs", o, p, Samples::allocateP50Us, 1, OptionalDouble.of(1)))
-                .add(ratioRow("(CPU used by then, t4-numa)", "ms", o, p, Samples::startCpuMs, 1, OptionalDouble.empty()));
+                .add(ratioRow("(CPU used by registration, t4-numa)", "ms", o, p, Samples::startCpuMs, 1, OptionalDouble.empty()))
+                .add(ratioRow("(the first Allocate after registration)", "µs", o, p, Samples::firstAllocateUs, 1, OptionalDouble.empty()));
         if (ourIdle != null) {
             t.add(new ComparisonTable.Row("idle CPU, 1,410-function node", "CPU-s/h", ourIdle.cpuSecondsPerHour(),
                     peerIdle.map(i -> OptionalDouble.of(i.cpuSecondsPerHour())).orElse(OptionalDouble.empty()), OptionalDouble.of(5), false));
