@@ -205,7 +205,7 @@ final class ServeCommand implements Callable<Integer> {
             if (vgpu.manage()) {
                 Optional<KubeVirtPolicyFollower> f = follower;
                 managed = Optional.of(vgpu.managed(host, scanner::scan, source, client, node,
-                        f.flatMap(KubeVirtPolicyFollower::events), () -> f.flatMap(KubeVirtPolicyFollower::mdevTypes)));
+                        f.flatMap(KubeVirtPolicyFollower::events), () -> f.flatMap(KubeVirtPolicyFollower::mdevTypes), metrics));
                 source = managed.get().source();
             }
             session = ServeSession.start(PluginSettings.of(devicePluginDir, rescanInterval), source, host.devRoot(), metricsAt, registry,

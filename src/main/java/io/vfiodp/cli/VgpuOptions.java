@@ -5,6 +5,7 @@ import io.vfiodp.kubevirt.KubeClients;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.kubevirt.DesiredMdevTypes;
 import io.vfiodp.kubevirt.NodeEventRecorder;
+import io.vfiodp.metrics.PluginMetrics;
 import io.vfiodp.plugin.NodeStateSource;
 import io.vfiodp.vgpu.Allocated;
 import io.vfiodp.vgpu.LayoutConfigFile;
@@ -73,10 +74,11 @@ final class VgpuOptions {
      * lists some for this node ({@code fromCr}), else from the {@code --config} file's block; with a
      * client and a node name, the node's labels select {@code nodeMediatedDeviceTypes} of the file,
      * and Events (through {@code recorder}, the node's one recorder, owned by the caller) and the
-     * annotation go to the node.
+     * annotation go to the node; each layout state also goes to {@code metrics}.
      */
     Managed managed(HostOptions host, Supplier<HostSnapshot> scan, NodeStateSource serving, Optional<KubernetesClient> client,
-                    Optional<String> nodeName, Optional<NodeEventRecorder> recorder, Supplier<Optional<DesiredMdevTypes>> fromCr) {
+                    Optional<String> nodeName, Optional<NodeEventRecorder> recorder, Supplier<Optional<DesiredMdevTypes>> fromCr,
+                    PluginMetrics metrics) {
         LayoutEvents events = LayoutEvents.NONE;
         Supplier<Map<String, String>> labels = Map::of;
         if (client.isPresent() && nodeName.isPresent() && recorder.isPresent()) {
@@ -84,6 +86,7 @@ final class VgpuOptions {
             events = nodeEvents;
             labels = nodeEvents::labels;
         }
+        events = events.alsoStatesTo(metrics::vgpuLayoutState);
         PodResourcesClient podResources = new PodResourcesClient(podResourcesSocket, Duration.ofSeconds(5));
         StateFile state = new StateFile(stateDir);
         LayoutManager manager = new LayoutManager(scan, podResources::allocated, new LayoutPlanner(() -> UUID.randomUUID().toString()),

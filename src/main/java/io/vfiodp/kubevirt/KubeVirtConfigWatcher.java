@@ -42,6 +42,7 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
 
     private final Optional<String> nodeName;
     private final Consumer<KubeVirtConfig> listener;
+    private final Consumer<Boolean> crReadable;
     private final ScheduledExecutorService executor;
     private final SupervisedInformer<KubeVirt> kubevirts;
     private final Optional<SupervisedInformer<Node>> node;
@@ -54,7 +55,17 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
     private boolean warnedNoNodeName;
 
     KubeVirtConfigWatcher(KubernetesClient client, Optional<String> nodeName, Consumer<KubeVirtConfig> listener, Backoff backoff) {
+        this(client, nodeName, listener, readable -> { }, backoff);
+    }
+
+    /**
+     * @param crReadable told, on this watcher's thread, after each attempt to list or watch the CRs
+     *                   whether the configuration can follow them (a 404 before any CR counts as readable: no KubeVirt)
+     */
+    KubeVirtConfigWatcher(KubernetesClient client, Optional<String> nodeName, Consumer<KubeVirtConfig> listener,
+            Consumer<Boolean> crReadable, Backoff backoff) {
         Objects.requireNonNull(client, "client");
+        this.crReadable = Objects.requireNonNull(crReadable, "crReadable");
         this.nodeName = nodeName.filter(n -> !n.isBlank());
         this.listener = Objects.requireNonNull(listener, "listener");
         this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -65,11 +76,15 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
         this.kubevirts = new SupervisedInformer<>("KubeVirt CRs (kubevirts.kubevirt.io, all namespaces)",
                 "list and watch on kubevirts.kubevirt.io",
                 "the kubevirts.kubevirt.io API is not served: is KubeVirt installed?",
+                () -> last instanceof KubeVirtConfig.FromCr cr ? "keeping the configuration of KubeVirt CR " + cr.source() + " in force"
+                        : "serving the local policy (--config file or defaults) meanwhile",
                 () -> client.resources(KubeVirt.class).inAnyNamespace().runnableInformer(0),
                 this::recompute, executor, backoff);
         this.node = this.nodeName.map(name -> new SupervisedInformer<>("node " + name,
                 "list and watch on nodes",
                 "the nodes API is not served",
+                () -> nodeLabels.isEmpty() ? "nodeMediatedDeviceTypes entries are matched against no labels meanwhile"
+                        : "nodeMediatedDeviceTypes entries are matched against the labels read last",
                 () -> client.nodes().withName(name).runnableInformer(0),
                 this::recompute, executor, backoff));
     }
@@ -94,7 +109,9 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
     private void recompute() {
         // A 404 once a CR was in force is an API server that does not serve the CRD yet (a restarted
         // replica), not KubeVirt being uninstalled: uninstalling deletes the CRs first, and the watch says so.
-        if (!kubevirts.synced() && (!kubevirts.absent() || last instanceof KubeVirtConfig.FromCr)) {
+        boolean unreadable = !kubevirts.synced() && (!kubevirts.absent() || last instanceof KubeVirtConfig.FromCr);
+        if (kubevirts.settled()) crReadable.accept(!unreadable);
+        if (unreadable) {
             if (kubevirts.settled()) firstSettled.complete(null);
             return;
         }

@@ -37,7 +37,7 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
         this.configs = new CrOrLocalConfigSource(local, localDescription);
         this.events = nodeName.filter(n -> !n.isBlank()).map(n -> new NodeEventRecorder(client, n));
         this.problems = new ConfigProblemReporter(events, metrics);
-        this.watcher = new KubeVirtConfigWatcher(client, nodeName, this::changed, backoff);
+        this.watcher = new KubeVirtConfigWatcher(client, nodeName, this::changed, metrics::kubevirtCrReadable, backoff);
     }
 
     /**

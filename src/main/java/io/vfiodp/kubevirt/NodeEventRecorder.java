@@ -126,9 +126,13 @@ public final class NodeEventRecorder implements AutoCloseable {
             lastFailure = null;
             return true;
         } catch (KubernetesClientException e) {
-            String failure = e.getCode() == 403 ? "forbidden (HTTP 403): grant create on events" : e.getCode() > 0 ? "HTTP " + e.getCode() : "API server unreachable";
+            String failure = e.getCode() == 403 ? "forbidden (HTTP 403): grant create on events in the namespace " + NAMESPACE
+                    : e.getCode() > 0 ? "HTTP " + e.getCode() : "API server unreachable";
+            // once per distinct failure, not per event: without the right (the GPU Operator's service
+            // account lacks it) every event fails alike, and each is in this log already
             if (!failure.equals(lastFailure)) {
-                LOG.warn("cannot post events on node {}: {} (event {}: {})", nodeName, failure, key.reason(), key.message());
+                LOG.warn("cannot post Events on node {}: {}; events are only logged meanwhile (first not posted: {}: {})", nodeName,
+                        failure, key.reason(), key.message());
                 lastFailure = failure;
             }
             return false;

@@ -31,6 +31,7 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
     private final String what;
     private final String rbacHint;
     private final String notFoundHint;
+    private final Supplier<String> meanwhile;
     private final Supplier<SharedIndexInformer<T>> factory;
     private final Runnable onChange;
     private final ScheduledExecutorService executor;
@@ -50,12 +51,15 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
      * @param what         what is watched, for logs ({@code KubeVirt CRs})
      * @param rbacHint     the permission to grant when the API answers 403
      * @param notFoundHint what a 404 means for this resource
+     * @param meanwhile    what the caller goes on with while it cannot watch, for the log line of
+     *                     a failure ({@code serving the local policy meanwhile}); asked on the executor
      */
-    SupervisedInformer(String what, String rbacHint, String notFoundHint, Supplier<SharedIndexInformer<T>> factory,
-            Runnable onChange, ScheduledExecutorService executor, Backoff backoff) {
+    SupervisedInformer(String what, String rbacHint, String notFoundHint, Supplier<String> meanwhile,
+            Supplier<SharedIndexInformer<T>> factory, Runnable onChange, ScheduledExecutorService executor, Backoff backoff) {
         this.what = what;
         this.rbacHint = rbacHint;
         this.notFoundHint = notFoundHint;
+        this.meanwhile = meanwhile;
         this.factory = factory;
         this.onChange = onChange;
         this.executor = executor;
@@ -147,8 +151,10 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
         absent = httpCode(t) == 404;
         String problem = describe(t);
         if (!problem.equals(lastProblem)) {
-            LOG.warn("cannot watch {}: {}; keeping the configuration in force and retrying (backoff {} to {})",
-                    what, problem, backoff.initial(), backoff.max());
+            // one line per distinct problem: a missing right (the GPU Operator's service account has
+            // none of ours) is said once, not at every retry
+            LOG.warn("cannot watch {}: {}; {}; retrying (backoff {} to {})",
+                    what, problem, meanwhile.get(), readable(backoff.initial()), readable(backoff.max()));
             lastProblem = problem;
         }
         long delay = backoff.delayAfter(++attempt).toMillis();
@@ -158,6 +164,10 @@ final class SupervisedInformer<T extends HasMetadata> implements AutoCloseable {
             return;
         }
         onChange.run();
+    }
+
+    private static String readable(java.time.Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     private static int httpCode(Throwable t) {

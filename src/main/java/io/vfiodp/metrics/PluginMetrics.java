@@ -2,6 +2,7 @@ package io.vfiodp.metrics;
 
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vfiodp.vgpu.LayoutState;
 import java.util.Collection;
 import java.util.Objects;
 
@@ -21,6 +22,8 @@ public final class PluginMetrics {
 
     private final PrometheusRegistry registry;
     private final Gauge configEntryErrors;
+    private final Gauge kubevirtCrReadable;
+    private final Gauge vgpuLayoutState;
 
     public PluginMetrics(PrometheusRegistry registry) {
         this.registry = Objects.requireNonNull(registry, "registry");
@@ -30,10 +33,30 @@ public final class PluginMetrics {
                         + "(e.g. pciHostDevices[2])")
                 .labelNames("reason", "entry")
                 .register(registry);
+        this.kubevirtCrReadable = Gauge.builder()
+                .name("vfio_dp_kubevirt_cr_readable")
+                .help("1 while the KubeVirt CRs can be listed and watched (or KubeVirt is not installed), 0 while the API refuses or fails; "
+                        + "only with --kubevirt auto and an API")
+                .register(registry);
+        this.vgpuLayoutState = Gauge.builder()
+                .name("vfio_dp_vgpu_layout_state")
+                .help("1 for the state of the last vGPU layout reconcile (pending, success, failed), 0 for the others; only with --manage-vgpus")
+                .labelNames("state")
+                .register(registry);
     }
 
     public PrometheusRegistry registry() {
         return registry;
+    }
+
+    /** Whether the last attempt to list or watch the KubeVirt CRs got an answer the configuration can follow. */
+    public void kubevirtCrReadable(boolean readable) {
+        kubevirtCrReadable.set(readable ? 1 : 0);
+    }
+
+    /** The state the last vGPU layout reconcile reported (the node annotation's value). */
+    public synchronized void vgpuLayoutState(LayoutState state) {
+        for (LayoutState s : LayoutState.values()) vgpuLayoutState.labelValues(s.wireValue()).set(s == state ? 1 : 0);
     }
 
     /**

@@ -22,6 +22,8 @@ public final class ServingMetrics implements PluginListener {
 
     private final Clock clock;
     private final Gauge devices;
+    private final Gauge registered;
+    private final Histogram reconcileDuration;
     private final Counter allocations;
     private final Counter allocationErrors;
     private final Counter registrations;
@@ -38,6 +40,9 @@ public final class ServingMetrics implements PluginListener {
                 .labelNames("version").register(registry).labelValues(version).set(1);
         devices = Gauge.builder().name("vfio_dp_devices").help("Devices advertised to the kubelet, by resource and health")
                 .labelNames("resource", "health").register(registry);
+        registered = Gauge.builder().name("vfio_dp_resource_registered")
+                .help("1 while the current kubelet has accepted the resource's registration, 0 while it has not (yet), by resource")
+                .labelNames("resource").register(registry);
         allocations = Counter.builder().name("vfio_dp_allocations").help("Devices handed out by Allocate, by resource")
                 .labelNames("resource").register(registry);
         allocationErrors = Counter.builder().name("vfio_dp_allocation_errors").help("Allocate calls refused, by resource")
@@ -50,6 +55,10 @@ public final class ServingMetrics implements PluginListener {
         scanDuration = Histogram.builder().name("vfio_dp_scan_duration_seconds").help("Duration of a full sysfs scan and policy pass")
                 .classicOnly().classicUpperBounds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
                 .register(registry);
+        reconcileDuration = Histogram.builder().name("vfio_dp_reconcile_duration_seconds")
+                .help("Duration of a reconcile pass: servers started or stopped, ListAndWatch updates sent, registrations made")
+                .classicOnly().classicUpperBounds(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1)
+                .register(registry);
         scanFailures = Counter.builder().name("vfio_dp_scan_failures").help("Scans that failed; the previous state stayed in service")
                 .register(registry);
         lastScan = Gauge.builder().name("vfio_dp_last_successful_scan_timestamp_seconds")
@@ -61,12 +70,14 @@ public final class ServingMetrics implements PluginListener {
                 .help("1 when /dev/vfio/vfio answered the VFIO API and type1 IOMMU ioctls at start, else 0").register(registry);
     }
 
-    /** Replaces the device counts with the loop's current standing; resources gone since disappear. */
+    /** Replaces the device counts and registrations with the loop's current standing; resources gone since disappear. */
     public synchronized void resources(Collection<ResourceStatus> statuses) {
         devices.clear();
+        registered.clear();
         for (ResourceStatus s : statuses) {
             devices.labelValues(s.name().value(), "Healthy").set(s.healthy());
             devices.labelValues(s.name().value(), "Unhealthy").set(s.devices() - s.healthy());
+            registered.labelValues(s.name().value()).set(s.registered() ? 1 : 0);
         }
     }
 
@@ -98,6 +109,11 @@ public final class ServingMetrics implements PluginListener {
     public void registered(ResourceName resource, boolean again) {
         registrations.labelValues(resource.value()).inc();
         if (again) reregistrations.labelValues(resource.value()).inc();
+    }
+
+    @Override
+    public void reconciled(double seconds) {
+        reconcileDuration.observe(seconds);
     }
 
     @Override

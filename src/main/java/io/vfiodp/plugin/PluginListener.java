@@ -22,4 +22,7 @@ public interface PluginListener {
 
     /** A served device changed health (never called for devices that appear or disappear). */
     default void healthChanged(ResourceName resource, String deviceId, Health from, Health to) {}
+
+    /** A reconcile pass (servers started or stopped, updates sent, registrations made) took {@code seconds}. */
+    default void reconciled(double seconds) {}
 }

@@ -34,4 +34,9 @@ public record PluginListeners(List<PluginListener> all) implements PluginListene
     public void healthChanged(ResourceName resource, String deviceId, Health from, Health to) {
         for (PluginListener l : all) l.healthChanged(resource, deviceId, from, to);
     }
+
+    @Override
+    public void reconciled(double seconds) {
+        for (PluginListener l : all) l.reconciled(seconds);
+    }
 }

@@ -204,6 +204,7 @@ public final class ReconcileLoop implements AutoCloseable {
             }
         }
         scheduleWakeUp(now);
+        listener.reconciled((System.nanoTime() - now) / 1e9);
     }
 
     private void observeKubelet() {

@@ -14,6 +14,23 @@ public interface LayoutEvents {
     /** The node annotation: {@code pending}, {@code success} or {@code failed}, with a message. */
     void state(LayoutState state, String message);
 
+    /** These events, and each state also to {@code observer} (the metrics). */
+    default LayoutEvents alsoStatesTo(java.util.function.Consumer<LayoutState> observer) {
+        LayoutEvents events = this;
+        return new LayoutEvents() {
+            @Override
+            public void warn(String reason, String message) {
+                events.warn(reason, message);
+            }
+
+            @Override
+            public void state(LayoutState state, String message) {
+                observer.accept(state);
+                events.state(state, message);
+            }
+        };
+    }
+
     LayoutEvents NONE = new LayoutEvents() {
         @Override
         public void warn(String reason, String message) {}

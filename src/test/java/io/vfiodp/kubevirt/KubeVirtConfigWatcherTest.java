@@ -303,6 +303,39 @@ class KubeVirtConfigWatcherTest {
     }
 
     @Test
+    void readabilityFollowsTheAnswersToTheCrList() throws Exception {
+        api = MockKubeApi.start().withKubeVirtCrd();
+        create(cr("kubevirt", "kubevirt", T4));
+        api.server().expect().get().withPath("/apis/kubevirt.io/v1/kubevirts?resourceVersion=0")
+                .andReturn(403, new StatusBuilder().withCode(403).withReason("Forbidden").withMessage("forbidden").build())
+                .once();
+        java.util.concurrent.LinkedBlockingQueue<Boolean> readable = new java.util.concurrent.LinkedBlockingQueue<>();
+        watcherClient = MockKubeApi.clientFor(api.port());
+        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, readable::add, FAST);
+        watcher.start();
+
+        recorder.nextFromCr();
+
+        assertThat(readable.poll(10, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+        assertThat(readable.poll(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void apiWithoutKubeVirtIsReadableAsNoCr() throws Exception {
+        api = MockKubeApi.start();
+        api.server().expect().get().withPath("/apis/kubevirt.io/v1/kubevirts?resourceVersion=0")
+                .andReturn(404, new StatusBuilder().withCode(404).withReason("NotFound").withMessage("the server could not find the requested resource").build())
+                .always();
+        java.util.concurrent.LinkedBlockingQueue<Boolean> readable = new java.util.concurrent.LinkedBlockingQueue<>();
+        watcherClient = MockKubeApi.clientFor(api.port());
+        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, readable::add, FAST);
+        watcher.start();
+
+        assertThat(recorder.next()).isEqualTo(new KubeVirtConfig.NoCr());
+        assertThat(readable.poll(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
     void apiWithoutKubeVirtCountsAsNoCr() throws Exception {
         api = MockKubeApi.start();
         api.server().expect().get().withPath("/apis/kubevirt.io/v1/kubevirts?resourceVersion=0")

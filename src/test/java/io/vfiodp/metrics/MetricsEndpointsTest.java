@@ -100,7 +100,7 @@ class MetricsEndpointsTest {
         served.kubelet.restart();
         served.kubelet.awaitRegistrations(List.of(T4), 2, WAIT);
 
-        assertThat(metricLines("vfio_dp_re")).containsExactly(
+        assertThat(metricLines("vfio_dp_re").stream().filter(l -> l.contains("registrations_total"))).containsExactly(
                 "vfio_dp_registrations_total{resource=\"nvidia.com/TU104GL_TESLA_T4\"} 2.0",
                 "vfio_dp_reregistrations_total{resource=\"nvidia.com/TU104GL_TESLA_T4\"} 1.0");
     }
@@ -124,6 +124,37 @@ class MetricsEndpointsTest {
         assertThat(metricLines("vfio_dp_health_transitions_total")).containsExactly(
                 "vfio_dp_health_transitions_total{health=\"Unhealthy\",reason=\"IOMMU group 24: /dev/vfio/24 missing\","
                         + "resource=\"nvidia.com/TU104GL_TESLA_T4\"} 1.0");
+    }
+
+    @Test
+    void eachResourceSaysWhetherTheKubeletAcceptedIt() throws Exception {
+        ResourceStatus waiting = new ResourceStatus(ResourceName.of(T4), temp.resolve("x.sock"), true, false, 4, 3, 0);
+        ResourceStatus registered = new ResourceStatus(ResourceName.of("nvidia.com/22a3"), temp.resolve("y.sock"), true, true, 1, 1, 1);
+        serveStatus(() -> CompletableFuture.completedFuture(List.of(waiting, registered)), WAIT);
+
+        assertThat(metricLines("vfio_dp_resource_registered")).containsExactly(
+                "vfio_dp_resource_registered{resource=\"nvidia.com/22a3\"} 1.0",
+                "vfio_dp_resource_registered{resource=\"nvidia.com/TU104GL_TESLA_T4\"} 0.0");
+    }
+
+    @Test
+    void resourcesNoLongerServedLeaveTheRegistrationGauge() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<List<ResourceStatus>> now = new java.util.concurrent.atomic.AtomicReference<>(
+                List.of(new ResourceStatus(ResourceName.of(T4), temp.resolve("x.sock"), true, true, 4, 4, 1)));
+        serveStatus(() -> CompletableFuture.completedFuture(now.get()), WAIT);
+        metricLines("vfio_dp_resource_registered");
+
+        now.set(List.of());
+
+        assertThat(metricLines("vfio_dp_resource_registered")).isEmpty();
+    }
+
+    @Test
+    void reconcilePassesAreTimed() throws Exception {
+        serveT4Numa();
+
+        assertThat(metricLines("vfio_dp_reconcile_duration_seconds_count")).singleElement()
+                .satisfies(l -> assertThat(Double.parseDouble(l.substring(l.indexOf(' ') + 1))).isGreaterThanOrEqualTo(1));
     }
 
     @Test
