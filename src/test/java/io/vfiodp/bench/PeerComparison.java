@@ -43,9 +43,9 @@ public final class PeerComparison {
 
     /** Every run's figures of one plugin. */
     private record Samples(List<Long> registeredMs, List<Long> startCpuMs, List<Long> listedMs, List<Long> hwmKiB, List<Double> allocateP50Us,
-                           List<Double> firstAllocateUs) {
+                           List<Double> firstAllocateUs, List<Double> earlyAllocateUs) {
         Samples() {
-            this(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+            this(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
         }
     }
 
@@ -138,14 +138,16 @@ public final class PeerComparison {
                     PluginRun.Latency latency = r.allocate(allocated, CALLS, CALLS - MEASURED);
                     s.allocateP50Us().add(latency.p50Us());
                     s.firstAllocateUs().add(latency.firstUs());
+                    s.earlyAllocateUs().add(latency.earlyP50Us());
                     s.hwmKiB().add(r.vmHwmKiB());
                 }
                 try (PluginRun r = PluginRun.start(c, large, log(c, "large", run))) {
                     s.listedMs().add(r.awaitListed(big.get(c)));
                 }
-                System.out.printf("run %d %-14s small: registered %4d ms (CPU %4d ms), Allocate first %6.0f us, p50 %5.0f us, VmHWM %5.1f MiB;"
-                        + " large: listed %5d ms%n", run, c.name(), s.registeredMs().getLast(), s.startCpuMs().getLast(), s.firstAllocateUs().getLast(),
-                        s.allocateP50Us().getLast(), s.hwmKiB().getLast() / 1024.0, s.listedMs().getLast());
+                System.out.printf("run %d %-14s small: registered %4d ms (CPU %4d ms), Allocate first %6.0f us, first %d p50 %5.0f us, p50 %5.0f us,"
+                        + " VmHWM %5.1f MiB; large: listed %5d ms%n", run, c.name(), s.registeredMs().getLast(), s.startCpuMs().getLast(),
+                        s.firstAllocateUs().getLast(), PluginRun.EARLY, s.earlyAllocateUs().getLast(), s.allocateP50Us().getLast(),
+                        s.hwmKiB().getLast() / 1024.0, s.listedMs().getLast());
             }
         }
         Map<Contender, IdleCost> idle = new LinkedHashMap<>();
@@ -175,7 +177,8 @@ public final class PeerComparison {
                 .add(ratioRow(String.format("VmHWM after registration + %,d calls", CALLS), "MiB", o, p, Samples::hwmKiB, 1024, OptionalDouble.of(2.5)))
                 .add(ratioRow("Allocate p50 on one channel", "µs", o, p, Samples::allocateP50Us, 1, OptionalDouble.of(1)))
                 .add(ratioRow("(CPU used by registration, t4-numa)", "ms", o, p, Samples::startCpuMs, 1, OptionalDouble.empty()))
-                .add(ratioRow("(the first Allocate after registration)", "µs", o, p, Samples::firstAllocateUs, 1, OptionalDouble.empty()));
+                .add(ratioRow("(the first Allocate after registration)", "µs", o, p, Samples::firstAllocateUs, 1, OptionalDouble.empty()))
+                .add(ratioRow("(Allocate p50 of the first " + PluginRun.EARLY + ")", "µs", o, p, Samples::earlyAllocateUs, 1, OptionalDouble.empty()));
         if (ourIdle != null) {
             t.add(new ComparisonTable.Row("idle CPU, 1,410-function node", "CPU-s/h", ourIdle.cpuSecondsPerHour(),
                     peerIdle.map(i -> OptionalDouble.of(i.cpuSecondsPerHour())).orElse(OptionalDouble.empty()), OptionalDouble.of(5), false));
