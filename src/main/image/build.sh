@@ -5,6 +5,7 @@
 #   OUT/runtime/                  Java runtime made by jlink: the modules jdeps finds in the jar
 #   OUT/lib/vfio-device-plugin.jar
 #   OUT/lib/jvm.options           the shipped JVM flags
+#   OUT/lib/compile-commands      the shipped compile thresholds of the request path (-XX:CompileCommandFile)
 #   OUT/lib/native/               netty's epoll transport and JNA's dispatcher, unpacked from the jar
 #   OUT/lib/vfio-device-plugin.jsa class-data-sharing archive made by a training run of `demo`:
 #                                 on JDK 25+ an AOT cache (JEP 483/514/515), before a dynamic archive
@@ -79,6 +80,7 @@ mkdir -p "$out/lib/native"
         "com/sun/jna/linux-$jna_arch/libjnidispatch.so" . \
     && rm -r META-INF com)
 cp "$src/jvm.options" "$out/lib/jvm.options"
+cp "$src/compile-commands" "$out/lib/compile-commands"
 cp "$src/vfio-device-plugin" "$out/bin/vfio-device-plugin"
 chmod 755 "$out/bin/vfio-device-plugin"
 
@@ -107,7 +109,8 @@ work=$(mktemp -d)
 log="$out.training.log"
 # shellcheck disable=SC2086 # $profiles is one word or none
 if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" -jar "$out/lib/vfio-device-plugin.jar" demo \
-        "--serve-java-option=@$out/lib/jvm.options" "--serve-java-option=$training" \
+        "--serve-java-option=@$out/lib/jvm.options" "--serve-java-option=-XX:CompileCommandFile=$out/lib/compile-commands" \
+        "--serve-java-option=$training" \
         "--serve-java-option=-Djava.library.path=$out/lib/native" "--serve-java-option=-Djna.boot.library.path=$out/lib/native" \
         $profiles >"$log" 2>&1); then
     rm -rf "$work"

@@ -48,6 +48,8 @@ import java.util.concurrent.TimeUnit;
  * JVM's native memory tracking when the flags enable it). {@code --kube-api} runs the plugin as in a
  * cluster: against a mock API server with a KubeVirt CR and its node, with {@code NODE_NAME} set.
  * {@code --log FILE} keeps the plugin's output (stdout and stderr) of the last run in FILE.
+ *
+ * <p>{@code --peer GIT_DIR} compares the image with NVIDIA's plugin instead: {@link PeerComparison}.
  */
 public final class ServeBench {
 
@@ -69,6 +71,10 @@ public final class ServeBench {
     }
 
     public static void main(String[] args) throws Exception {
+        if (Arrays.asList(args).contains("--peer")) {
+            PeerComparison.main(args);
+            return;
+        }
         Path fixture = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
         Path jar = Path.of("target/vfio-device-plugin.jar");
         Path image = Path.of("target/image");

@@ -213,7 +213,7 @@ class ImageIT {
     @Test
     void everyPathTheDaemonSetStartsIsInTheImage() throws Exception {
         for (String word : ShippedFlagsTest.launcherCommand(ShippedFlagsTest.IMAGE_HOME)) {
-            String path = word.replaceFirst("^-(XX:SharedArchiveFile|Djava\\.library\\.path|Djna\\.boot\\.library\\.path)=", "");
+            String path = word.replaceFirst("^-(XX:SharedArchiveFile|XX:CompileCommandFile|Djava\\.library\\.path|Djna\\.boot\\.library\\.path)=", "");
             if (!path.startsWith(ShippedFlagsTest.IMAGE_HOME + "/")) continue;
             Path inImage = IMAGE.resolve(path.substring(ShippedFlagsTest.IMAGE_HOME.length() + 1));
             if (word.startsWith("-D")) {
@@ -228,5 +228,6 @@ class ImageIT {
                         "libio_grpc_netty_shaded_netty_transport_native_epoll_" + arch + ".so"));
         assertThat(LAUNCHER).isExecutable();
         assertThat(IMAGE.resolve("lib/jvm.options")).hasSameTextualContentAs(ShippedFlagsTest.JVM_OPTIONS);
+        assertThat(IMAGE.resolve("lib/compile-commands")).hasSameTextualContentAs(ShippedFlagsTest.COMPILE_COMMANDS);
     }
 }

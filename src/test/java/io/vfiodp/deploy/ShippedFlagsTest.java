@@ -23,6 +23,7 @@ class ShippedFlagsTest {
 
     static final Path JVM_OPTIONS = ShippedJvmFlags.JVM_OPTIONS;
     static final Path LAUNCHER = Path.of("src/main/image/vfio-device-plugin");
+    static final Path COMPILE_COMMANDS = Path.of("src/main/image/compile-commands");
     static final Path DOCKERFILE = Path.of("Dockerfile");
     /** Where the image installs the plugin directory that src/main/image/build.sh makes. */
     static final String IMAGE_HOME = "/opt/vfio-device-plugin";
@@ -61,7 +62,8 @@ class ShippedFlagsTest {
     void launcherRunsTheJarOnTheBundledRuntimeWithTheShippedFlagsAndArchive() throws IOException {
         List<String> expected = new ArrayList<>(List.of("/x/runtime/bin/java"));
         expected.addAll(shippedFlags());
-        expected.addAll(List.of("-XX:SharedArchiveFile=/x/lib/vfio-device-plugin.jsa", "-Djava.library.path=/x/lib/native",
+        expected.addAll(List.of("-XX:CompileCommandFile=/x/lib/compile-commands", "-XX:SharedArchiveFile=/x/lib/vfio-device-plugin.jsa",
+                "-Djava.library.path=/x/lib/native",
                 "-Djna.boot.library.path=/x/lib/native", "-jar", "/x/lib/vfio-device-plugin.jar"));
 
         assertThat(launcherCommand("/x")).isEqualTo(expected);

@@ -1,0 +1,88 @@
+package io.vfiodp.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What {@code ServeBench --peer} compares: our image against NVIDIA's kubevirt-gpu-device-plugin,
+ * built from a git mirror by the shared peer scripts.
+ *
+ * @param peerMirror  git directory (bare mirror or clone) of NVIDIA/kubevirt-gpu-device-plugin
+ * @param peerScripts directory holding {@code build-nvidia-kubevirt-gpu-device-plugin.sh} and {@code run-nvidia-on-fixture.sh}
+ * @param peerOut     where the build script keeps Go and the binary (reused when already built)
+ * @param images      our plugin directories ({@code target/image}: jlink runtime, AOT cache, jvm.options, launcher); more
+ *                    than one (a baseline's, a variant's) are measured in the same alternation, each compared with the peer
+ * @param runs        counted runs of each plugin on each node, alternating; the figures are their medians
+ * @param idle        how long idle cost is sampled on the large node; zero skips it
+ * @param fixture     the small node (start-up, Allocate, memory)
+ * @param logs        where each run's plugin output goes (discarded unless given)
+ */
+record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, List<Path> images, int runs, Duration idle, Path fixture,
+                          Optional<Path> logs) {
+
+    static final String USAGE = """
+            usage: java -cp target/vfio-device-plugin.jar:target/test-classes io.vfiodp.bench.ServeBench --peer GIT_DIR
+                [--peer-scripts DIR (/work/shared/peers)] [--peer-out DIR (/tmp/peers)] [--image DIR (target/image; repeatable)]
+                [--runs N (5, at least 3)] [--idle-seconds S (120; 0 skips the idle measurement)]
+                [--fixture DIR (src/test/resources/sysfs-fixtures/t4-numa)] [--logs DIR]
+            GIT_DIR: a git mirror of NVIDIA/kubevirt-gpu-device-plugin holding tag v1.6.0; when the peer cannot be
+            built from it (or GIT_DIR is "none"), the bench says why and measures our plugin alone.""";
+
+    ComparisonSettings {
+        Objects.requireNonNull(peerMirror, "peerMirror");
+        if (runs < 3) throw new IllegalArgumentException("--runs " + runs + ": the figures are medians of at least 3 runs");
+        if (idle.isNegative()) throw new IllegalArgumentException("--idle-seconds is negative");
+        images = List.copyOf(images);
+        if (images.isEmpty()) throw new IllegalArgumentException("no --image to measure");
+    }
+
+    static ComparisonSettings parse(String... args) {
+        Path mirror = null;
+        Path scripts = Path.of("/work/shared/peers");
+        Path out = Path.of("/tmp/peers");
+        List<Path> images = new ArrayList<>();
+        int runs = 5;
+        Duration idle = Duration.ofSeconds(120);
+        Path fixture = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
+        Optional<Path> logs = Optional.empty();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (i + 1 >= args.length) throw new IllegalArgumentException(a + " needs a value\n" + USAGE);
+            String v = args[++i];
+            switch (a) {
+                case "--peer" -> mirror = Path.of(v);
+                case "--peer-scripts" -> scripts = Path.of(v);
+                case "--peer-out" -> out = Path.of(v);
+                case "--image" -> images.add(Path.of(v));
+                case "--runs" -> runs = integer(v, a);
+                case "--idle-seconds" -> idle = Duration.ofSeconds(integer(v, a));
+                case "--fixture" -> fixture = Path.of(v);
+                case "--logs" -> logs = Optional.of(Path.of(v));
+                default -> throw new IllegalArgumentException("unknown argument " + a + "\n" + USAGE);
+            }
+        }
+        if (mirror == null) throw new IllegalArgumentException("--peer GIT_DIR is missing\n" + USAGE);
+        if (images.isEmpty()) images.add(Path.of("target/image"));
+        return new ComparisonSettings(mirror, scripts, out, images, runs, idle, fixture, logs);
+    }
+
+    Path buildScript() {
+        return peerScripts.resolve("build-nvidia-kubevirt-gpu-device-plugin.sh");
+    }
+
+    Path runScript() {
+        return peerScripts.resolve("run-nvidia-on-fixture.sh");
+    }
+
+    private static int integer(String v, String option) {
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " " + v + ": not a whole number");
+        }
+    }
+}
