@@ -1,7 +1,7 @@
 package io.vfiodp.bench;
 
+import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.host.fixtures.Trees;
-import io.vfiodp.plugin.kubelet.KubeletSimulator;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.DevicePluginGrpc;
