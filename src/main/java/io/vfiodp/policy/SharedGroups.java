@@ -24,12 +24,7 @@ final class SharedGroups {
      * @param leaders the function each shared group is offered as, by group
      * @param mates   the other exposable functions of each shared group, by group, in address order
      */
-    record Offer(SortedMap<Integer, PciAddress> leaders, SortedMap<Integer, List<PciAddress>> mates) {
-
-        boolean isMate(PciAddress address, int group) {
-            return mates.getOrDefault(group, List.of()).contains(address);
-        }
-    }
+    record Offer(SortedMap<Integer, PciAddress> leaders, SortedMap<Integer, List<PciAddress>> mates) {}
 
     private SharedGroups() {}
 

@@ -98,11 +98,6 @@ public final class ServeApp implements AutoCloseable {
         else log.warn("{}", vfio.describe());
     }
 
-    /** The device-plugin side, for tests and benchmarks that drive it. */
-    public PluginRuntime runtime() {
-        return runtime;
-    }
-
     public Optional<Integer> metricsPort() {
         return metricsServer.map(MetricsServer::port);
     }
