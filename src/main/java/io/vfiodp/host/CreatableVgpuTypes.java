@@ -24,7 +24,8 @@ record CreatableVgpuTypes(List<VgpuType> types, List<String> badLines) {
         List<VgpuType> types = new ArrayList<>();
         List<String> bad = new ArrayList<>();
         boolean first = true;
-        for (String raw : text.split("\n")) {
+        // a lone CR ends a line too, as String.lines() has it: a file written by hand on another system stays readable
+        for (String raw : text.lines().toList()) {
             String line = raw.strip();
             if (line.isEmpty()) continue;
             VgpuType type = parseLine(line);

@@ -53,6 +53,14 @@ class CreatableVgpuTypesTest {
     }
 
     @Test
+    void aLoneCarriageReturnEndsALineAsANewlineDoes() {
+        CreatableVgpuTypes parsed = CreatableVgpuTypes.parse("ID    : vGPU Name\r1150 : NVIDIA L40S-4Q\r");
+
+        assertThat(parsed.types()).containsExactly(new VgpuType(1150, "NVIDIA L40S-4Q"));
+        assertThat(parsed.badLines()).isEmpty();
+    }
+
+    @Test
     void namesAnIdItLists() {
         CreatableVgpuTypes parsed = CreatableVgpuTypes.parse("1150 : NVIDIA L40S-4Q\n1151 : NVIDIA L40S-6Q\n");
 
