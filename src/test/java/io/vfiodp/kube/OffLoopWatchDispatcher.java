@@ -1,5 +1,6 @@
 package io.vfiodp.kube;
 
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
@@ -9,8 +10,10 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.mockwebserver.http.Response;
 import io.fabric8.mockwebserver.http.WebSocket;
 import io.fabric8.mockwebserver.http.WebSocketListener;
+import java.lang.reflect.Field;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -21,6 +24,13 @@ import java.util.concurrent.TimeUnit;
  * listener waits, in {@code onClosed}, for a task that itself needs that event loop, so every client that closes
  * a watch (an informer restarting, a test closing its client) stalled the whole mock server for Vert.x 5's
  * WebSocket closing timeout (10 s): requests timed out and the server could not shut down.
+ * <p>
+ * Its watch listener also stops its executor before it leaves the dispatcher's set of watches, and only after
+ * waiting for that executor: a write in between sends the event to the stopped executor, the
+ * {@code RejectedExecutionException} ends the write's handling and the client never gets an answer (a test's
+ * own PATCH timed out). So an ending watch leaves the set first, here; the set is private to fabric8's CRUD
+ * dispatcher, hence the reflection (test code only; a fabric8 release that renames the fields fails every test
+ * that starts the mock server, at once and by name).
  */
 public final class OffLoopWatchDispatcher extends KubernetesMixedDispatcher {
 
@@ -30,8 +40,23 @@ public final class OffLoopWatchDispatcher extends KubernetesMixedDispatcher {
         return t;
     });
 
+    private final Set<?> watches;
+
     public OffLoopWatchDispatcher(Map<ServerRequest, Queue<ServerResponse>> responses) {
         super(responses);
+        watches = watchesOf(this);
+    }
+
+    private static Set<?> watchesOf(KubernetesMixedDispatcher mixed) {
+        try {
+            Field crudField = KubernetesMixedDispatcher.class.getDeclaredField("kubernetesCrudDispatcher");
+            crudField.setAccessible(true);
+            Field watchesField = KubernetesCrudDispatcher.class.getDeclaredField("watchEventListeners");
+            watchesField.setAccessible(true);
+            return (Set<?>) watchesField.get(crudField.get(mixed));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("fabric8's mock server changed: no set of watches to take an ending watch out of", e);
+        }
     }
 
     @Override
@@ -66,8 +91,15 @@ public final class OffLoopWatchDispatcher extends KubernetesMixedDispatcher {
         @Override public void onMessage(WebSocket ws, byte[] bytes) { delegate.onMessage(ws, bytes); }
         @Override public void onPing(WebSocket ws, byte[] bytes) { delegate.onPing(ws, bytes); }
         @Override public void onClosing(WebSocket ws, int code, String reason) { delegate.onClosing(ws, code, reason); }
-        @Override public void onClosed(WebSocket ws, int code, String reason) { offLoop(() -> delegate.onClosed(ws, code, reason)); }
-        @Override public void onFailure(WebSocket ws, Throwable t, Response r) { offLoop(() -> delegate.onFailure(ws, t, r)); }
+        @Override public void onClosed(WebSocket ws, int code, String reason) {
+            watches.remove(delegate);
+            offLoop(() -> delegate.onClosed(ws, code, reason));
+        }
+
+        @Override public void onFailure(WebSocket ws, Throwable t, Response r) {
+            watches.remove(delegate);
+            offLoop(() -> delegate.onFailure(ws, t, r));
+        }
     }
 
     private void offLoop(Runnable task) {
