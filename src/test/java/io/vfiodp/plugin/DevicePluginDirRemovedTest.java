@@ -4,6 +4,7 @@ import static io.vfiodp.plugin.Devices.pci;
 import static io.vfiodp.plugin.Devices.resource;
 import static io.vfiodp.plugin.Devices.state;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
@@ -38,7 +39,9 @@ class DevicePluginDirRemovedTest {
 
             kubelet.close();
             removeWhileThePluginMayStillWriteInIt(dir);
-            Thread.sleep(300);
+            // Back only once the watch waits for it through the parent: the path under test.
+            await("the watch moved to the parent of " + dir).atMost(WAIT)
+                    .untilAsserted(() -> assertThat(ProcessLevels.inotifyWatchesOn(temp)).as("inotify watches on " + temp).isEqualTo(1));
             Files.createDirectories(dir);
             kubelet = KubeletSimulator.start(dir);
             kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
@@ -49,6 +52,8 @@ class DevicePluginDirRemovedTest {
             System.out.printf("re-registration after a kubelet restart, once the device-plugin dir came back: %d ms%n",
                     (System.nanoTime() - t0) / 1_000_000);
             assertThat(ProcessLevels.now().inotifyWatches()).as("the directory watched again, its parent no longer").isEqualTo(before.inotifyWatches());
+            assertThat(ProcessLevels.inotifyWatchesOn(dir)).as("inotify watches on " + dir).isEqualTo(1);
+            assertThat(ProcessLevels.inotifyWatchesOn(temp)).as("inotify watches on " + temp).isZero();
         } finally {
             kubelet.close();
         }
