@@ -48,8 +48,10 @@ class RescanBoundsTest {
             await("the queued rescan done").atMost(WAIT).until(() -> scans.get() - afterStart >= 2);
             // A third scan would start the moment the second ends (the rescan thread runs its queue in order):
             // none in flight and none done for two scan lengths shows that none was queued.
-            await("no third scan").during(SCAN.multipliedBy(2)).atMost(SCAN.multipliedBy(2).plus(WAIT))
-                    .until(() -> scans.get() - afterStart == 2 && inFlight.get() == 0);
+            await("no third scan").during(SCAN.multipliedBy(2)).atMost(SCAN.multipliedBy(2).plus(WAIT)).untilAsserted(() -> {
+                assertThat(scans.get() - afterStart).as("scans after the start").isEqualTo(2);
+                assertThat(inFlight.get()).as("scans in flight").isZero();
+            });
 
             assertThat(scans.get() - afterStart).isEqualTo(2);
             assertThat(maxInFlight.get()).isEqualTo(1);
