@@ -8,7 +8,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -63,15 +65,9 @@ class DevicePluginDirRemovedTest {
      * As {@code rm -rf} of a node reset: the plugin answers kubelet.sock's removal by restarting its
      * server, whose new socket can appear in the directory while the walk deletes it; so again.
      */
-    private static void removeWhileThePluginMayStillWriteInIt(Path dir) throws Exception {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (true) {
-            try {
-                Trees.deleteRecursively(dir);
-                return;
-            } catch (java.nio.file.DirectoryNotEmptyException | java.nio.file.NoSuchFileException e) {
-                if (System.nanoTime() > deadline) throw e;
-            }
-        }
+    private static void removeWhileThePluginMayStillWriteInIt(Path dir) {
+        await(dir + " removed").atMost(WAIT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                .ignoreExceptionsMatching(e -> e instanceof DirectoryNotEmptyException || e instanceof NoSuchFileException)
+                .untilAsserted(() -> Trees.deleteRecursively(dir));
     }
 }
