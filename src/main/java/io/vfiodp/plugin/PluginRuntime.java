@@ -126,9 +126,10 @@ public final class PluginRuntime implements AutoCloseable {
     }
 
     /**
-     * Fails, naming the directory and the problem, when no socket can be created in the kubelet's
-     * device-plugin directory: it is not there, it is read-only, or its path leaves no room for a
-     * socket name. These are mount or option mistakes that no retry mends.
+     * Fails, naming the directory and the problem, when a socket cannot be created in the kubelet's
+     * device-plugin directory: it is not there, it is read-only, or its path leaves no room for the
+     * socket name of the longest resource name (which short names would hide until such a resource
+     * is configured). These are mount or option mistakes that no retry mends.
      */
     public static void checkPluginDir(java.nio.file.Path pluginDir) throws IOException {
         if (!Files.isDirectory(pluginDir)) {
@@ -144,13 +145,16 @@ public final class PluginRuntime implements AutoCloseable {
             }
         }
         try {
-            SocketNames.forResource(pluginDir, io.vfiodp.policy.ResourceName.of("x.io/x"));
+            SocketNames.forResource(pluginDir, SocketNames.LONGEST_RESOURCE);
         } catch (IllegalArgumentException e) {
             throw new IOException(e.getMessage(), e);
         }
     }
 
-    /** The reconcile loop, to feed it states, health reports and triggers. */
+    /**
+     * The reconcile loop: to feed it states and triggers, and to read each resource's status.
+     * Device health arrives only inside the states, from the scans.
+     */
     public ReconcileLoop loop() {
         return loop;
     }

@@ -193,6 +193,8 @@ public final class ReconcileLoop implements AutoCloseable {
             servers.put(s.generation(), ResourceServer.start(s.view(), s.socket(), group, thread, listener));
             return new ServerStarted(s.name(), s.generation());
         } catch (IOException | RuntimeException e) {
+            // The step warns once per problem; this line is for following every retry.
+            log.debug("{}: server did not start on {}: {}", s.name(), s.socket(), e.getMessage());
             return new ServerFailed(s.name(), s.generation(), e.getMessage());
         }
     }

@@ -22,6 +22,18 @@ public final class SocketNames {
     public static final String SUFFIX = ".sock";
     public static final int MAX_PATH_BYTES = 107;
     static final int HASH_CHARS = 10;
+    /** The shortest a name can be cut to: one character of the resource name, then the tag. */
+    private static final int SHORTEST_CUT = PREFIX.length() + 1 + 1 + HASH_CHARS + SUFFIX.length();
+    /** The longest directory path (bytes) in which every resource's socket fits: the path, a {@code /} and the shortest cut name. */
+    public static final int MAX_DIR_BYTES = MAX_PATH_BYTES - 1 - SHORTEST_CUT;
+
+    /**
+     * The longest resource name there can be, by {@link ResourceName}'s rules: longest prefix,
+     * longest name part. Its socket name is the longest the plugin makes in any directory: cut
+     * to fill the path's 107 bytes exactly, where others may fit whole.
+     */
+    static final ResourceName LONGEST_RESOURCE = ResourceName.of("a".repeat(ResourceName.MAX_PREFIX_LENGTH) + "/"
+            + "a".repeat(ResourceName.MAX_NAME_LENGTH));
 
     private SocketNames() {}
 
@@ -34,7 +46,8 @@ public final class SocketNames {
         int room = MAX_PATH_BYTES - dirBytes - PREFIX.length() - tag.length() - SUFFIX.length();
         if (room < 1) {
             throw new IllegalArgumentException("device-plugin dir " + dir + " is too long: a socket path in it cannot stay within "
-                    + MAX_PATH_BYTES + " bytes");
+                    + MAX_PATH_BYTES + " bytes (the directory's path has " + (dirBytes - 1) + " bytes; at most " + MAX_DIR_BYTES
+                    + " leave room for the socket of every resource name)");
         }
         String body = resource.value().replace('/', '_');
         return PREFIX + body.substring(0, Math.min(room, body.length())) + tag + SUFFIX;

@@ -16,6 +16,8 @@ public record ResourceName(String value) implements Comparable<ResourceName> {
     public static final int MAX_NAME_LENGTH = 63;
     private static final int MAX_DOMAIN_LENGTH = 253;
     private static final String QUOTA_PREFIX = "requests.";
+    /** The longest domain prefix: {@code requests.<prefix>} must fit {@value #MAX_DOMAIN_LENGTH} characters. */
+    public static final int MAX_PREFIX_LENGTH = MAX_DOMAIN_LENGTH - QUOTA_PREFIX.length();
     private static final Pattern NAME_PART = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
     // DNS-1123 subdomain, as the kubelet checks the prefix of a qualified name
     private static final Pattern DOMAIN =

@@ -191,9 +191,34 @@ public final class FlakyApiFront implements AutoCloseable {
         try (client; OutputStream o = client.getOutputStream()) {
             o.write(out.toByteArray());
             o.flush();
-            Thread.sleep(100);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            // Closing with the client's answer unread would reset the connection, perhaps before the client read the
+            // event: close once it answered our close frame with its own, or hung up (bounded, should it do neither).
+            client.setSoTimeout((int) CLIENT_CLOSE_WAIT.toMillis());
+            awaitCloseFrame(client.getInputStream());
+        } catch (java.net.SocketTimeoutException e) {
+            // the client neither answered nor hung up: close anyway
+        }
+    }
+
+    private static final Duration CLIENT_CLOSE_WAIT = Duration.ofSeconds(5);
+    private static final int CLOSE_OPCODE = 0x8;
+
+    /** Reads the client's WebSocket frames (RFC 6455 5.2; a client masks every frame) until a close frame or the end of the stream. */
+    private static void awaitCloseFrame(InputStream in) throws IOException {
+        java.io.DataInputStream frames = new java.io.DataInputStream(in);
+        try {
+            while (true) {
+                int opcode = frames.readUnsignedByte() & 0x0f;
+                int second = frames.readUnsignedByte();
+                long length = second & 0x7f;
+                if (length == 126) length = frames.readUnsignedShort();
+                else if (length == 127) length = frames.readLong();
+                if ((second & 0x80) != 0) frames.skipNBytes(4);
+                frames.skipNBytes(length);
+                if (opcode == CLOSE_OPCODE) return;
+            }
+        } catch (java.io.EOFException e) {
+            // hung up
         }
     }
 

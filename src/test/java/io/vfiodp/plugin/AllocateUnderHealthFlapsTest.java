@@ -154,6 +154,7 @@ class AllocateUnderHealthFlapsTest {
                     down.add(group);
                 }
                 flaps.incrementAndGet();
+                // The load itself: the next flap 0 to 20 ms later, at random.
                 Thread.sleep(random.nextInt(21));
             }
             for (int group : down) host.createGroupNode(group);

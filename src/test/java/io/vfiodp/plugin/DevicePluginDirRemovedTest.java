@@ -4,10 +4,13 @@ import static io.vfiodp.plugin.Devices.pci;
 import static io.vfiodp.plugin.Devices.resource;
 import static io.vfiodp.plugin.Devices.state;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -38,7 +41,9 @@ class DevicePluginDirRemovedTest {
 
             kubelet.close();
             removeWhileThePluginMayStillWriteInIt(dir);
-            Thread.sleep(300);
+            // Back only once the watch waits for it through the parent: the path under test.
+            await("the watch moved to the parent of " + dir).atMost(WAIT)
+                    .untilAsserted(() -> assertThat(ProcessLevels.inotifyWatchesOn(temp)).as("inotify watches on " + temp).isEqualTo(1));
             Files.createDirectories(dir);
             kubelet = KubeletSimulator.start(dir);
             kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
@@ -49,6 +54,8 @@ class DevicePluginDirRemovedTest {
             System.out.printf("re-registration after a kubelet restart, once the device-plugin dir came back: %d ms%n",
                     (System.nanoTime() - t0) / 1_000_000);
             assertThat(ProcessLevels.now().inotifyWatches()).as("the directory watched again, its parent no longer").isEqualTo(before.inotifyWatches());
+            assertThat(ProcessLevels.inotifyWatchesOn(dir)).as("inotify watches on " + dir).isEqualTo(1);
+            assertThat(ProcessLevels.inotifyWatchesOn(temp)).as("inotify watches on " + temp).isZero();
         } finally {
             kubelet.close();
         }
@@ -58,15 +65,9 @@ class DevicePluginDirRemovedTest {
      * As {@code rm -rf} of a node reset: the plugin answers kubelet.sock's removal by restarting its
      * server, whose new socket can appear in the directory while the walk deletes it; so again.
      */
-    private static void removeWhileThePluginMayStillWriteInIt(Path dir) throws Exception {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (true) {
-            try {
-                Trees.deleteRecursively(dir);
-                return;
-            } catch (java.nio.file.DirectoryNotEmptyException | java.nio.file.NoSuchFileException e) {
-                if (System.nanoTime() > deadline) throw e;
-            }
-        }
+    private static void removeWhileThePluginMayStillWriteInIt(Path dir) {
+        await(dir + " removed").atMost(WAIT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1))
+                .ignoreExceptionsMatching(e -> e instanceof DirectoryNotEmptyException || e instanceof NoSuchFileException)
+                .untilAsserted(() -> Trees.deleteRecursively(dir));
     }
 }

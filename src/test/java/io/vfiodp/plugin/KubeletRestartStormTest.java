@@ -1,6 +1,7 @@
 package io.vfiodp.plugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -24,8 +25,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -49,7 +52,6 @@ class KubeletRestartStormTest {
 
     private static final Path HGX = Path.of("src/test/resources/sysfs-fixtures/hgx-8gpu");
     private static final Duration WAIT = Duration.ofSeconds(10);
-    private static final Duration QUIET = Duration.ofMillis(500);
     private static final int RESTARTS = 50;
     private static final int CALLERS = 3;
 
@@ -118,6 +120,7 @@ class KubeletRestartStormTest {
             int duringAllocate = 0;
             long stormStart = System.nanoTime();
             for (int i = 0; i < RESTARTS; i++) {
+                // The storm itself: restarts at random intervals of 0 to 100 ms.
                 Thread.sleep(random.nextInt(101));
                 // Every other restart waits (briefly) for an Allocate to be on the wire, so that many hit one.
                 if (random.nextBoolean()) awaitInFlight(inFlight);
@@ -134,9 +137,8 @@ class KubeletRestartStormTest {
                 kubelet.watch(n).awaitUpdate(u -> u.getDevicesList().stream().map(d -> d.getID() + " " + d.getHealth()).toList().equals(listed), WAIT);
             }
             allocateAndCheck(kubelet, gpus, gpuDevices.get(7));
-            ProcessLevels after = ProcessLevels.onceBackTo(base, WAIT);
-            // A late second registration (a retry still pending from the storm) would come within this.
-            Thread.sleep(QUIET.toMillis());
+            ProcessLevels after = ProcessLevels.awaitBackTo(base, WAIT, Set.of());
+            awaitNothingPending(node.runtime);
             Map<String, Long> registered = kubelet.registrationsSinceRestart().stream()
                     .collect(Collectors.groupingBy(KubeletSimulator.Registration::resourceName, Collectors.counting()));
 
@@ -149,11 +151,6 @@ class KubeletRestartStormTest {
             assertThat(registered).as("registrations with the kubelet running now").isEqualTo(
                     names.stream().collect(Collectors.toMap(Function.identity(), n -> 1L)));
             assertThat(Leaks.sockets(kubelet.dir())).containsExactlyInAnyOrderElementsOf(socketsFor(kubelet.dir(), names));
-            // Back to the level: nothing above it (a JDK thread that ended meanwhile is no leak).
-            assertThat(after.threadsBeyond(base)).as("threads beyond the level before the storm").isEmpty();
-            assertThat(after.threads().size()).as("live threads").isLessThanOrEqualTo(base.threads().size());
-            assertThat(after.fds()).as("open file descriptors").isLessThanOrEqualTo(base.fds());
-            assertThat(after.inotifyWatches()).as("inotify watches").isLessThanOrEqualTo(base.inotifyWatches());
         }
     }
 
@@ -161,13 +158,18 @@ class KubeletRestartStormTest {
         return AllocateRequest.newBuilder().addContainerRequests(ContainerAllocateRequest.newBuilder().addDevicesIds(d.id())).build();
     }
 
-    private static void awaitInFlight(AtomicInteger inFlight) throws InterruptedException {
+    /**
+     * The storm's aim, not a check: up to 200 ms for a call to be on the wire, then restart anyway
+     * (so no Awaitility, which would fail). It spins so as not to miss a call that lasts well under a poll interval.
+     */
+    private static void awaitInFlight(AtomicInteger inFlight) {
         long deadline = System.nanoTime() + 200_000_000L;
         while (inFlight.get() == 0 && System.nanoTime() < deadline) Thread.onSpinWait();
     }
 
     private static void pause() {
         try {
+            // The load generator's own pace while the simulator has no connection: not a wait for a condition.
             Thread.sleep(1);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -191,15 +193,24 @@ class KubeletRestartStormTest {
         return all;
     }
 
-    private static void awaitEachRegisteredOnce(KubeletSimulator kubelet, List<String> names) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
-            List<String> now = kubelet.registrationsSinceRestart().stream().map(KubeletSimulator.Registration::resourceName).distinct().toList();
-            if (now.containsAll(names)) return;
-            Thread.sleep(10);
-        }
-        throw new AssertionError("not all of " + names + " registered with the current kubelet within " + WAIT + ": "
-                + kubelet.registrationsSinceRestart() + "; rejections " + kubelet.rejections());
+    private static void awaitEachRegisteredOnce(KubeletSimulator kubelet, List<String> names) {
+        await("every resource registered with the current kubelet").atMost(WAIT).pollInterval(Duration.ofMillis(10)).untilAsserted(() ->
+                assertThat(kubelet.registrationsSinceRestart()).as(() -> "registrations with the current kubelet (rejections "
+                        + kubelet.rejections() + ")").extracting(KubeletSimulator.Registration::resourceName).containsAll(names));
+    }
+
+    /**
+     * Waits until the plugin has no registration to make: a late second one would come from a
+     * retry still pending, or from a kubelet change or removed socket the plugin has not looked
+     * at yet. A check asked for now runs before the status read after it (one thread, in order),
+     * so every resource registered with the kubelet that check saw means none is left.
+     */
+    private static void awaitNothingPending(PluginRuntime runtime) {
+        await("every resource registered, after a fresh check").atMost(WAIT).untilAsserted(() -> {
+            runtime.loop().requestCheck();
+            assertThat(runtime.loop().status().get(5, TimeUnit.SECONDS)).as("resources not registered with the current kubelet")
+                    .filteredOn(s -> !s.registered()).isEmpty();
+        });
     }
 
     private static void allocateAndCheck(KubeletSimulator kubelet, String resource, ExposedDevice d) {

@@ -1,5 +1,8 @@
 package io.vfiodp.plugin;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,8 +12,15 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-/** What a test started and did not clean up. */
+/**
+ * What a test started and did not clean up. The waits here and in {@link ProcessLevels} are one
+ * kind: Awaitility polling an assertion every {@link #POLL}, failing with the last assertion's
+ * message (what was still there). Waits that count threads poll in the test's own thread, so
+ * that Awaitility's poller is not counted.
+ */
 final class Leaks {
+
+    static final Duration POLL = Duration.ofMillis(50);
 
     private Leaks() {}
 
@@ -18,17 +28,18 @@ final class Leaks {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).collect(Collectors.toSet());
     }
 
+    /** Names of the threads alive now that were not in {@code before}. */
+    static List<String> threadsStartedSince(Set<Thread> before) {
+        return liveThreads().stream().filter(t -> !before.contains(t)).map(Thread::getName).sorted().toList();
+    }
+
     /**
-     * Threads alive now that were not in {@code before}, after giving them {@code grace} to end:
-     * grpc releases its shared timer a second after its last user.
+     * Waits up to {@code grace} until every thread alive now was in {@code before} (grpc releases
+     * its shared timer a second after its last user); fails naming those still alive.
      */
-    static List<String> threadsStartedSince(Set<Thread> before, Duration grace) throws InterruptedException {
-        long deadline = System.nanoTime() + grace.toNanos();
-        while (true) {
-            List<String> extra = liveThreads().stream().filter(t -> !before.contains(t)).map(Thread::getName).sorted().toList();
-            if (extra.isEmpty() || System.nanoTime() > deadline) return extra;
-            Thread.sleep(50);
-        }
+    static void awaitNoThreadStartedSince(Set<Thread> before, Duration grace) {
+        await("threads started since the test began to end").atMost(grace).pollInterval(POLL).pollInSameThread()
+                .untilAsserted(() -> assertThat(threadsStartedSince(before)).as("threads still alive that were not before").isEmpty());
     }
 
     static List<String> sockets(Path dir) throws IOException {
@@ -37,13 +48,9 @@ final class Leaks {
         }
     }
 
-    /** The socket names in {@code dir} once they equal {@code expected}, or as they are after {@code timeout}. */
-    static List<String> socketsOnceEqual(Path dir, List<String> expected, Duration timeout) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            List<String> now = sockets(dir);
-            if (now.equals(expected) || System.nanoTime() > deadline) return now;
-            Thread.sleep(20);
-        }
+    /** Waits up to {@code timeout} until the socket names in {@code dir} are exactly {@code expected}; fails with those there last. */
+    static void awaitSockets(Path dir, List<String> expected, Duration timeout) {
+        await("sockets in " + dir).atMost(timeout).pollInterval(POLL)
+                .untilAsserted(() -> assertThat(sockets(dir)).as("sockets in %s", dir).isEqualTo(expected));
     }
 }

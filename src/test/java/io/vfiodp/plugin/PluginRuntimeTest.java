@@ -7,6 +7,7 @@ import static io.vfiodp.plugin.Devices.state;
 import static io.vfiodp.plugin.Devices.withCompanions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -223,7 +224,7 @@ class PluginRuntimeTest {
         assertThat(watch.awaitEnd(WAIT).isOk()).isTrue();
         assertThat(watch.updates().getLast().getDevicesCount()).isZero();
         List<String> expected = List.of("kubelet.sock", "vfio-dp-nvidia.com_TU104GL_TESLA_T4.sock");
-        assertThat(Leaks.socketsOnceEqual(dir, expected, WAIT)).isEqualTo(expected);
+        Leaks.awaitSockets(dir, expected, WAIT);
     }
 
     @Test
@@ -266,7 +267,10 @@ class PluginRuntimeTest {
         kubelet.close();
         kubelet = null;
         startPlugin();
-        Thread.sleep(700);
+        // The kubelet comes only once the plugin has settled without it: every server up, none registered.
+        await("every resource served, waiting for the kubelet").atMost(WAIT).untilAsserted(() -> assertThat(statuses())
+                .extracting(s -> s.name().value() + (s.serving() ? " serving" : " not serving") + (s.registered() ? " registered" : ""))
+                .containsExactly(A100 + " serving", T4 + " serving"));
 
         kubelet = KubeletSimulator.start(dir);
 
@@ -305,15 +309,16 @@ class PluginRuntimeTest {
 
         extra.close();
 
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (openStreams(T4) != 1 && System.nanoTime() < deadline) Thread.sleep(20);
-        assertThat(openStreams(T4)).isEqualTo(1);
+        await("the cancelled stream forgotten").atMost(WAIT).untilAsserted(() -> assertThat(openStreams(T4)).as("open streams of " + T4).isEqualTo(1));
         assertThat(extra.awaitEnd(WAIT).getCode()).isEqualTo(Status.Code.CANCELLED);
     }
 
     private int openStreams(String resource) throws Exception {
-        return runtime.loop().status().get(5, TimeUnit.SECONDS).stream()
-                .filter(s -> s.name().equals(ResourceName.of(resource))).findFirst().orElseThrow().openStreams();
+        return statuses().stream().filter(s -> s.name().equals(ResourceName.of(resource))).findFirst().orElseThrow().openStreams();
+    }
+
+    private List<ResourceStatus> statuses() throws Exception {
+        return runtime.loop().status().get(5, TimeUnit.SECONDS);
     }
 
     @Test
@@ -329,6 +334,6 @@ class PluginRuntimeTest {
         assertThat(watch.awaitEnd(WAIT).isOk()).isTrue();
         assertThat(watch.updates()).extracting(ListAndWatchResponse::getDevicesCount).containsExactly(2, 0);
         assertThat(Leaks.sockets(dir)).isEmpty();
-        assertThat(Leaks.threadsStartedSince(threadsBefore, Duration.ofSeconds(3))).isEmpty();
+        Leaks.awaitNoThreadStartedSince(threadsBefore, Duration.ofSeconds(3));
     }
 }

@@ -1,5 +1,8 @@
 package io.vfiodp.plugin;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
@@ -8,6 +11,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 /**
@@ -24,18 +29,29 @@ public record ProcessLevels(List<String> threads, int fds, int inotifyWatches) {
         return new ProcessLevels(Leaks.liveThreads().stream().map(Thread::getName).sorted().toList(), count(FD), readInotifyWatches());
     }
 
-    /** Polls until the levels are no higher than {@code base} or {@code timeout} passed; returns the last reading. */
-    public static ProcessLevels onceBackTo(ProcessLevels base, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
+    /**
+     * Waits up to {@code timeout} until this JVM holds no more than {@code base}: no thread whose
+     * name {@code base} did not have (but those named in {@code endByThemselves}, JDK threads that
+     * end on their own timers), no more file descriptors, no more inotify watches. Returns the
+     * reading that got there; fails with what was still above it.
+     */
+    public static ProcessLevels awaitBackTo(ProcessLevels base, Duration timeout, Set<String> endByThemselves) {
+        AtomicReference<ProcessLevels> last = new AtomicReference<>();
+        await("back to the level of " + base).atMost(timeout).pollInterval(Leaks.POLL).pollInSameThread().untilAsserted(() -> {
             ProcessLevels now = now();
-            if (now.notAbove(base) || System.nanoTime() > deadline) return now;
-            Thread.sleep(50);
-        }
+            last.set(now);
+            now.assertNotAbove(base, endByThemselves);
+        });
+        return last.get();
     }
 
-    boolean notAbove(ProcessLevels base) {
-        return threads.size() <= base.threads.size() && fds <= base.fds && inotifyWatches <= base.inotifyWatches;
+    private void assertNotAbove(ProcessLevels base, Set<String> endByThemselves) {
+        List<String> extra = threadsBeyond(base).stream().filter(n -> !endByThemselves.contains(n)).toList();
+        assertThat(extra).as("threads beyond the level before").isEmpty();
+        assertThat(threads.stream().filter(n -> !endByThemselves.contains(n)).count()).as("live threads")
+                .isLessThanOrEqualTo(base.threads.stream().filter(n -> !endByThemselves.contains(n)).count());
+        assertThat(fds).as("open file descriptors").isLessThanOrEqualTo(base.fds);
+        assertThat(inotifyWatches).as("inotify watches").isLessThanOrEqualTo(base.inotifyWatches);
     }
 
     /** Threads alive now that {@code base} did not have, by name (a name counts as often as threads carry it). */
@@ -59,11 +75,35 @@ public record ProcessLevels(List<String> threads, int fds, int inotifyWatches) {
     }
 
     private static int readInotifyWatches() {
-        int watches = 0;
+        return inotifyWatchLines().size();
+    }
+
+    /**
+     * How many of this JVM's inotify watches are on {@code dir} (matched by inode and device, as
+     * {@code /proc/self/fdinfo} names them): shows which directory a {@code WatchService} watches.
+     */
+    public static int inotifyWatchesOn(Path dir) {
+        long ino;
+        long dev;
+        try {
+            ino = (Long) Files.getAttribute(dir, "unix:ino");
+            dev = (Long) Files.getAttribute(dir, "unix:dev");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        // fdinfo prints the kernel's dev_t (major << 20 | minor); stat gives glibc's encoding.
+        long major = (dev >>> 8) & 0xfff | (dev >>> 32) & 0xfffff000L;
+        long minor = dev & 0xff | (dev >>> 12) & 0xffffff00L;
+        String wanted = " ino:" + Long.toHexString(ino) + " sdev:" + Long.toHexString(major << 20 | minor) + " ";
+        return (int) inotifyWatchLines().stream().filter(l -> l.contains(wanted)).count();
+    }
+
+    private static List<String> inotifyWatchLines() {
+        List<String> watches = new java.util.ArrayList<>();
         try (DirectoryStream<Path> fds = Files.newDirectoryStream(FDINFO)) {
             for (Path fd : fds) {
                 try {
-                    for (String line : Files.readAllLines(fd)) if (line.startsWith("inotify wd:")) watches++;
+                    for (String line : Files.readAllLines(fd)) if (line.startsWith("inotify wd:")) watches.add(line);
                 } catch (NoSuchFileException e) {
                     // closed while we listed
                 }

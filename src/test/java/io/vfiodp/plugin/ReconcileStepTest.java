@@ -267,7 +267,8 @@ class ReconcileStepTest {
         ReconcileStep.Result r = step.next(ReconcileState.INITIAL, target(ONE), 0);
 
         assertThat(r.actions()).extracting(StepScript::render).containsExactly("WARN nvidia.com/T4: cannot serve: device-plugin dir " + dir
-                + " is too long: a socket path in it cannot stay within 107 bytes");
+                + " is too long: a socket path in it cannot stay within 107 bytes (the directory's path has 101 bytes; at most 81 leave room"
+                + " for the socket of every resource name)");
         assertThat(r.state().resources()).isEmpty();
     }
 

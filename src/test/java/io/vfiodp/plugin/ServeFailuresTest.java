@@ -1,6 +1,7 @@
 package io.vfiodp.plugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.vfiodp.cli.Main;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
@@ -19,7 +20,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -89,7 +92,8 @@ class ServeFailuresTest {
 
         assertThat(code).isEqualTo(1);
         assertThat(err.toString()).isEqualTo("vfio-device-plugin serve: device-plugin dir " + deep
-                + " is too long: a socket path in it cannot stay within 107 bytes" + System.lineSeparator());
+                + " is too long: a socket path in it cannot stay within 107 bytes (the directory's path has " + deep.toString().length()
+                + " bytes; at most 81 leave room for the socket of every resource name)" + System.lineSeparator());
         assertThat(Leaks.sockets(deep)).isEmpty();
     }
 
@@ -123,12 +127,13 @@ class ServeFailuresTest {
         Files.createDirectories(blocked.resolve("left-by-someone"));
         Path log = temp.resolve("serve.log");
         try (KubeletSimulator kubelet = KubeletSimulator.start(plugins)) {
-            Process serve = ServeJvm.start(FIXTURES.resolve("hgx-8gpu"), plugins, log);
+            Process serve = ServeJvm.start(List.of(), List.of(ServeJvm.PLUGIN_DEBUG_LOG), FIXTURES.resolve("hgx-8gpu"), plugins, log);
             try {
                 kubelet.awaitRegistrations(List.of(GPUS), 1, WAIT);
                 URI metrics = metricsUri(log);
-                // Attempts after 0, 200 and 600 ms (backoff 200 ms doubling): at least two by now.
-                Thread.sleep(1000);
+                // Attempts after 0, 200 and 600 ms (backoff 200 ms doubling); each leaves a debug line.
+                await("two failed attempts to serve " + NVSWITCH).atMost(WAIT).untilAsserted(() -> assertThat(
+                        lines(log, NVSWITCH + ": server did not start on " + blocked)).as("debug lines of failed starts").hasSizeGreaterThanOrEqualTo(2));
 
                 assertThat(kubelet.allocate(GPUS, List.of(List.of("0000:18:00.0"))).getContainerResponsesCount()).isEqualTo(1);
                 assertThat(kubelet.registrations()).extracting(KubeletSimulator.Registration::resourceName).containsExactly(GPUS);
@@ -176,8 +181,10 @@ class ServeFailuresTest {
                     "--rescan-interval", "300ms");
             try {
                 kubelet.awaitRegistrations(List.of("nvidia.com/GRID_T4-1Q", "nvidia.com/GRID_T4-2Q"), 1, WAIT);
-                // Several rescans, each of which tries the layout again.
-                Thread.sleep(1500);
+                // Five more passes, each of which tries the layout again before its scan.
+                URI metrics = metricsUri(log);
+                long passes = scans(metrics);
+                await("five more passes").atMost(WAIT).untilAsserted(() -> assertThat(scans(metrics)).as("scans").isGreaterThanOrEqualTo(passes + 5));
 
                 assertThat(serve.isAlive()).isTrue();
                 assertThat(kubelet.allocate("nvidia.com/GRID_T4-2Q", List.of(List.of("e26b8d05-4f7c-4391-8a2e-5b1d9c7f3a64")))
@@ -197,25 +204,29 @@ class ServeFailuresTest {
         return lines.isEmpty() ? message : lines.getFirst().substring(0, lines.getFirst().indexOf(" WARN ") + 6) + message;
     }
 
-    private static URI metricsUri(Path log) throws Exception {
+    private static URI metricsUri(Path log) {
         Pattern p = Pattern.compile("metrics on (http://[0-9.]+:[0-9]+)/metrics");
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (System.nanoTime() < deadline) {
+        return await("serve logs its metrics address").atMost(WAIT).until(() -> {
             Matcher m = p.matcher(log(log));
-            if (m.find()) return URI.create(m.group(1));
-            Thread.sleep(50);
-        }
-        throw new AssertionError("serve did not log its metrics address: " + log(log));
+            return m.find() ? URI.create(m.group(1)) : null;
+        }, Objects::nonNull);
     }
 
-    /** /readyz once it answers 200 (the plugin learns of its registration a moment after the kubelet made it), or as it last answered. */
-    private static HttpResponse<String> readyWithin(URI metrics, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            HttpResponse<String> r = get(metrics.resolve("/readyz"));
-            if (r.statusCode() == 200 || System.nanoTime() > deadline) return r;
-            Thread.sleep(50);
-        }
+    /** /readyz once it answers 200 (the plugin learns of its registration a moment after the kubelet made it); fails with its last answer. */
+    private static HttpResponse<String> readyWithin(URI metrics, Duration timeout) {
+        AtomicReference<HttpResponse<String>> last = new AtomicReference<>();
+        await("/readyz answers 200").atMost(timeout).untilAsserted(() -> {
+            last.set(get(metrics.resolve("/readyz")));
+            assertThat(last.get().statusCode()).as("/readyz, answering " + last.get().body()).isEqualTo(200);
+        });
+        return last.get();
+    }
+
+    /** Passes that got to their scan, by serve's own count. */
+    private static long scans(URI metrics) throws Exception {
+        Matcher m = Pattern.compile("(?m)^vfio_dp_scan_duration_seconds_count ([0-9]+)$").matcher(get(metrics.resolve("/metrics")).body());
+        assertThat(m.find()).as("vfio_dp_scan_duration_seconds_count in /metrics").isTrue();
+        return Long.parseLong(m.group(1));
     }
 
     private static int failedAttempts(Path log) throws IOException {

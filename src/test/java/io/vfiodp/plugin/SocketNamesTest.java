@@ -48,6 +48,7 @@ class SocketNamesTest {
 
         assertThatThrownBy(() -> SocketNames.forResource(deep, ResourceName.of("nvidia.com/X")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("device-plugin dir " + deep + " is too long: a socket path in it cannot stay within 107 bytes");
+                .hasMessage("device-plugin dir " + deep + " is too long: a socket path in it cannot stay within 107 bytes"
+                        + " (the directory's path has 101 bytes; at most 81 leave room for the socket of every resource name)");
     }
 }
