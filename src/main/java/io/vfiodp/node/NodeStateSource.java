@@ -7,4 +7,12 @@ package io.vfiodp.node;
 @FunctionalInterface
 public interface NodeStateSource {
     TargetState read();
+
+    /**
+     * As {@link #read()}, reading the whole host again where a source otherwise reads only what
+     * changed: the periodic rescan, the safety net under kernel uevents.
+     */
+    default TargetState readFully() {
+        return read();
+    }
 }
