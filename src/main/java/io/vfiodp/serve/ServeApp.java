@@ -43,11 +43,13 @@ public final class ServeApp implements AutoCloseable {
     private final Closer closer;
     private final PluginRuntime runtime;
     private final Optional<MetricsServer> metricsServer;
+    private final HostScans scans;
 
-    private ServeApp(Closer closer, PluginRuntime runtime, Optional<MetricsServer> metricsServer) {
+    private ServeApp(Closer closer, PluginRuntime runtime, Optional<MetricsServer> metricsServer, HostScans scans) {
         this.closer = closer;
         this.runtime = runtime;
         this.metricsServer = metricsServer;
+        this.scans = scans;
     }
 
     /** Starts everything {@code config} asks for and returns it serving; fails, having closed what it started, when it cannot. */
@@ -96,7 +98,7 @@ public final class ServeApp implements AutoCloseable {
                         runtime.loop()::status, PROBE_ANSWER_WITHIN)));
             }
             configs.follower().ifPresent(f -> f.attach(runtime::rescanNow));
-            return new ServeApp(closer, runtime, server);
+            return new ServeApp(closer, runtime, server, scans);
         } catch (IOException | RuntimeException e) {
             closer.close();
             throw e;
@@ -113,6 +115,11 @@ public final class ServeApp implements AutoCloseable {
     /** The device-plugin side, for tests and benchmarks that drive it. */
     public PluginRuntime runtime() {
         return runtime;
+    }
+
+    /** The passes' scans: full or incremental, and whether uevents are tracked. */
+    HostScans scans() {
+        return scans;
     }
 
     public Optional<Integer> metricsPort() {
