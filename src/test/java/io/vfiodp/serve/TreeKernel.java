@@ -50,27 +50,47 @@ public final class TreeKernel {
                 pci("bind", devpath, address, Map.of("DRIVER", "vfio-pci")));
     }
 
-    /** Hot-removes a function on vfio-pci, the only one in its group: {@code remove vfio-dev}, {@code remove vfio}, {@code unbind pci}, {@code remove pci}. */
-    public HostTree.Unplugged hotRemove(String address) throws IOException {
-        String devpath = host.devpath(address);
-        HostTree.Unplugged u = host.unplug(address);
-        send(event("remove", devpath + "/vfio-dev/vfio" + nextVfioDev, "vfio-dev", Map.of()),
-                event("remove", "/devices/virtual/vfio/" + u.group(), "vfio", Map.of("DEVNAME", "vfio/" + u.group())),
-                pci("unbind", devpath, address, Map.of()),
-                pci("remove", devpath, address, Map.of()));
-        return u;
+    /** A function taken off the bus, with the DEVPATH it had. */
+    public record Removed(HostTree.Unplugged unplugged, String devpath) {}
+
+    /**
+     * Hot-removes a card: its functions (on vfio-pci, their group's only members) in reverse order,
+     * each {@code remove vfio-dev}, {@code remove vfio} after the group's last, {@code unbind pci},
+     * {@code remove pci}.
+     */
+    public List<Removed> hotRemove(List<String> functions) throws IOException {
+        List<Removed> removed = new ArrayList<>();
+        List<Uevent> events = new ArrayList<>();
+        for (String address : functions.reversed()) {
+            String devpath = host.devpath(address);
+            HostTree.Unplugged u = host.unplug(address);
+            removed.add(new Removed(u, devpath));
+            events.add(event("remove", devpath + "/vfio-dev/vfio" + nextVfioDev, "vfio-dev", Map.of()));
+            if (!groupNode(u.group())) events.add(event("remove", "/devices/virtual/vfio/" + u.group(), "vfio", Map.of("DEVNAME", "vfio/" + u.group())));
+            events.add(pci("unbind", devpath, address, Map.of()));
+            events.add(pci("remove", devpath, address, Map.of()));
+        }
+        send(events.toArray(Uevent[]::new));
+        return removed.reversed();
     }
 
     /**
-     * Hot-adds the function back where vfio-pci claims it at once (its {@code ids=} or a driverctl
-     * override): {@code add pci}, {@code add vfio}, {@code add vfio-dev}, {@code bind pci}.
+     * Hot-adds a card back where vfio-pci claims it at once (its {@code ids=} or a driverctl
+     * override): per function {@code add pci}, {@code add vfio} for the group's first,
+     * {@code add vfio-dev}, {@code bind pci}.
      */
-    public List<Uevent> hotAdd(HostTree.Unplugged u, String devpath) throws IOException {
-        host.plug(u);
-        return send(pci("add", devpath, u.address(), Map.of()),
-                event("add", "/devices/virtual/vfio/" + u.group(), "vfio", Map.of("DEVNAME", "vfio/" + u.group())),
-                event("add", devpath + "/vfio-dev/vfio" + (++nextVfioDev), "vfio-dev", Map.of()),
-                pci("bind", devpath, u.address(), Map.of("DRIVER", "vfio-pci")));
+    public List<Uevent> hotAdd(List<Removed> card) throws IOException {
+        List<Uevent> events = new ArrayList<>();
+        for (Removed r : card) {
+            HostTree.Unplugged u = r.unplugged();
+            boolean first = !groupNode(u.group());
+            host.plug(u);
+            events.add(pci("add", r.devpath(), u.address(), Map.of()));
+            if (first) events.add(event("add", "/devices/virtual/vfio/" + u.group(), "vfio", Map.of("DEVNAME", "vfio/" + u.group())));
+            events.add(event("add", r.devpath() + "/vfio-dev/vfio" + (++nextVfioDev), "vfio-dev", Map.of()));
+            events.add(pci("bind", r.devpath(), u.address(), Map.of("DRIVER", "vfio-pci")));
+        }
+        return send(events.toArray(Uevent[]::new));
     }
 
     /** A change the kernel makes and no event tells (a test's way to see whether a pass read everything). */

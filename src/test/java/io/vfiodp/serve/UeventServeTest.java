@@ -85,15 +85,15 @@ class UeventServeTest {
 
     @Test
     void aHotRemoveAndAHotAddReachTheKubelet() throws Exception {
-        String devpath = kernel.host.devpath("0000:1b:00.0");
         int seen = watch.updates().size();
-        HostTree.Unplugged gone = kernel.hotRemove("0000:1b:00.0");
+        List<TreeKernel.Removed> gone = kernel.hotRemove(List.of("0000:1b:00.0"));
+        assertThat(kernel.groupNode(25)).isFalse();
 
         ListAndWatchResponse removed = awaitAfter(seen, "0000:1b:00.0", "Unhealthy");
         assertThat(ServedHost.devices(removed)).contains("0000:1b:00.0 Unhealthy");
 
         seen = watch.updates().size();
-        kernel.hotAdd(gone, devpath);
+        kernel.hotAdd(gone);
         awaitAfter(seen, "0000:1b:00.0", "Healthy");
         assertThat(serve.scans().counts().full()).isEqualTo(1);
     }
