@@ -15,4 +15,13 @@ public interface NodeStateSource {
     default TargetState readFully() {
         return read();
     }
+
+    /**
+     * Whether the state just read holds what only another pass settles: devices the host took
+     * away, served this once as Unhealthy. The runtime then asks for that pass at once; under
+     * kernel uevents the next event or the periodic rescan may be minutes away.
+     */
+    default boolean wantsAnotherPass() {
+        return false;
+    }
 }

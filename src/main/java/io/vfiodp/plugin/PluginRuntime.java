@@ -42,6 +42,12 @@ public final class PluginRuntime implements AutoCloseable {
     private final CountDownLatch done = new CountDownLatch(1);
     // the periodic full rescan; replaced by rescanEvery
     private ScheduledFuture<?> periodic;
+    private Duration period;
+    /** How long a device the host took away stays listed as Unhealthy at most (see {@link #keepDepartedFor}). */
+    public static final Duration DEPARTED_KEPT = Duration.ofSeconds(30);
+    private volatile Duration departedKept = DEPARTED_KEPT;
+    // the pass that drops departed devices, when the periodic one is further away; the rescan thread's alone
+    private ScheduledFuture<?> departuresPass;
 
     private PluginRuntime(EpollEventLoopGroup group, KubeletRegistrar registrar, ReconcileLoop loop, DirectoryWatch watch,
                           Worker rescan, NodeStateSource source) {
@@ -178,6 +184,7 @@ public final class PluginRuntime implements AutoCloseable {
         if (periodic != null) periodic.cancel(false);
         try {
             periodic = rescan.every(period, this::fullRescanOnce);
+            this.period = period;
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             // closed meanwhile: nothing to rescan for
         }
@@ -194,8 +201,36 @@ public final class PluginRuntime implements AutoCloseable {
     private void pass(java.util.function.Supplier<TargetState> read) {
         try {
             loop.apply(read.get());
+            if (source.wantsAnotherPass()) dropDepartedLater();
         } catch (RuntimeException e) {
             log.warn("rescan failed, keeping the previous state: {}", e.getMessage());
+        }
+    }
+
+    /**
+     * A device the host took away is listed once more as Unhealthy, with the reason, and dropped by
+     * the next pass. With the full rescan every 30 s that was at most 30 s; under kernel uevents the
+     * next pass may be minutes away, so one is asked for after {@code kept} (the periodic rescan
+     * does it when it comes sooner). Meanwhile the kubelet allocates nothing from it, and an
+     * Allocate naming it is told why.
+     */
+    public void keepDepartedFor(Duration kept) {
+        if (kept.isNegative() || kept.isZero()) throw new IllegalArgumentException("departed devices kept for a non-positive time: " + kept);
+        departedKept = kept;
+    }
+
+    private void dropDepartedLater() {
+        Duration kept = departedKept;
+        Duration every;
+        synchronized (this) {
+            every = period;
+        }
+        if (every != null && every.compareTo(kept) <= 0) return;
+        if (departuresPass != null && !departuresPass.isDone()) return;
+        try {
+            departuresPass = rescan.schedule(this::rescanOnce, kept);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // closed meanwhile: nothing to drop
         }
     }
 

@@ -73,6 +73,11 @@ public final class NodePass implements NodeStateSource {
         }
     }
 
+    @Override
+    public boolean wantsAnotherPass() {
+        return scanPolicy.wantsAnotherPass();
+    }
+
     private static double seconds(long nanos) {
         return nanos / 1e9;
     }
