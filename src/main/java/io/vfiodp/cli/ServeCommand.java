@@ -4,6 +4,7 @@ import io.vfiodp.kube.KubeApiDetection;
 import io.vfiodp.serve.DryRun;
 import io.vfiodp.serve.ServeConfig;
 import io.vfiodp.serve.ServeRun;
+import io.vfiodp.serve.UeventMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -18,7 +19,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Serve every exposed resource to the kubelet: one gRPC device-plugin server per resource on its own unix socket,",
-            "registered with kubelet.sock, re-registered after kubelet restarts, rescanned periodically. Runs until SIGTERM.",
+            "registered with kubelet.sock, re-registered after kubelet restarts, updated on kernel uevents and /dev/vfio changes,",
+            "rescanned periodically. Runs until SIGTERM.",
             "This is the default command: running the jar with no command, or with options only, runs serve."})
 final class ServeCommand implements Callable<Integer> {
 
@@ -41,9 +43,18 @@ final class ServeCommand implements Callable<Integer> {
                     + "(default: env NODE_NAME, set it from the downward API spec.nodeName; env VFIO_DP_NODE_NAME).")
     String nodeName;
 
-    @Option(names = "--rescan-interval", defaultValue = "30s", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "Full rescan period (e.g. 10s, 1m); a rescan that finds no change sends the kubelet nothing (default: ${DEFAULT-VALUE}; env VFIO_DP_RESCAN_INTERVAL).")
+    @Option(names = "--rescan-interval", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Full rescan period (e.g. 10s, 1m); a rescan that finds no change sends the kubelet nothing (default: 5m while kernel"
+                    + " uevents arrive, a safety net under them; 30s without; env VFIO_DP_RESCAN_INTERVAL).")
     Duration rescanInterval;
+
+    @Option(names = "--uevents", defaultValue = "auto", paramLabel = "auto|on|off",
+            description = "auto: listen to kernel uevents when --sysfs-root is a sysfs mount: a driver change, hot-add or hot-remove then"
+                    + " reaches the kubelet after reading only the devices named, and the full rescan runs every 5m. Where the kernel sends"
+                    + " this process none (a pod with hostUsers: false), serve says so once and rescans every 30s. on: also when"
+                    + " --sysfs-root is a copy (tests). off: rescans and the /dev/vfio watch only (default: ${DEFAULT-VALUE};"
+                    + " env VFIO_DP_UEVENTS).")
+    UeventMode uevents;
 
     @Mixin VgpuOptions vgpu;
 
@@ -62,7 +73,7 @@ final class ServeCommand implements Callable<Integer> {
     ServeConfig config() {
         return new ServeConfig(host.sysfsRoot(), host.devRoot(), host.pciIds(), host.config(), devicePluginDir,
                 kubevirt == KubeVirtMode.auto, KubeApiDetection.source(System.getenv(), Path.of(System.getProperty("user.home"))),
-                Optional.ofNullable(nodeName), rescanInterval, metricsAddress, vgpu.settings(),
+                Optional.ofNullable(nodeName), Optional.ofNullable(rescanInterval), uevents, metricsAddress, vgpu.settings(),
                 new VersionProvider().getVersion()[0]);
     }
 }

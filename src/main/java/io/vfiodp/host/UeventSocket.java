@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * user namespace only (lib/kobject_uevent.c, since Linux 4.18): a pod in its own network
  * namespace receives them, a pod in a user namespace ({@code hostUsers: false}) does not.
  */
-public final class UeventSocket implements AutoCloseable {
+public final class UeventSocket implements UeventSource {
 
     static final int AF_NETLINK = 16;
     static final int SOCK_RAW = 3;
@@ -77,7 +77,7 @@ public final class UeventSocket implements AutoCloseable {
 
     /** Opening the socket: done, or why uevents cannot be had here. */
     public sealed interface Opening {
-        record Opened(UeventSocket socket) implements Opening {}
+        record Opened(UeventSource socket) implements Opening {}
 
         record Unavailable(String reason) implements Opening {
             public Unavailable {
@@ -165,6 +165,7 @@ public final class UeventSocket implements AutoCloseable {
      *
      * @throws IllegalStateException when the socket is closed or the kernel refuses the call
      */
+    @Override
     public UeventReceipt receive() {
         return receive(-1);
     }
@@ -173,6 +174,7 @@ public final class UeventSocket implements AutoCloseable {
      * As {@link #receive()}, but returns {@link UeventReceipt.Idle} when nothing arrived within
      * {@code maxWait}: how a caller that coalesces a burst of events learns that the burst is over.
      */
+    @Override
     public UeventReceipt receive(Duration maxWait) {
         return receive((int) Math.min(Integer.MAX_VALUE, Math.max(0, maxWait.toMillis())));
     }
@@ -239,6 +241,7 @@ public final class UeventSocket implements AutoCloseable {
      * Makes the current or next {@link #receive()} return {@link UeventReceipt.Woken}. Any thread;
      * nothing after {@link #close()} (the lock keeps a closed, reused descriptor from being written).
      */
+    @Override
     public synchronized void wakeup() {
         if (closed.get()) return;
         try {

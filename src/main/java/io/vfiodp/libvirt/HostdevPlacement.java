@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -99,52 +100,95 @@ final class HostdevPlacement {
         return true;
     }
 
+    /**
+     * Functions of the device's own slot share its guest slot with their host function numbers;
+     * group mates from other slots (an IOMMU group spans slots behind a bridge without ACS) get
+     * a guest slot per host slot, so none of them can collide with the device's functions.
+     */
     private void attachCompanions(PlannedHostdev.Pci gpu, HostDev target, Integer existingIndex) {
+        Map<PciAddress, List<PciAddress>> bySlot = new LinkedHashMap<>();
+        for (PciAddress companion : gpu.companions()) {
+            String key = HostdevElements.key(companion);
+            if (existingByKey.containsKey(key) || !placedKeys.add(key)) continue;
+            bySlot.computeIfAbsent(companion.withFunction(0), s -> new ArrayList<>()).add(companion);
+        }
+        List<PciAddress> own = bySlot.remove(gpu.source().withFunction(0));
+        if (own != null) {
+            guestSlotOf(gpu, target, existingIndex).ifPresent(base -> {
+                for (PciAddress companion : own) attach(gpu, companion, base.withFunction(companion.function()));
+            });
+        }
+        bySlot.forEach((hostSlot, functions) -> attachMates(gpu, functions));
+    }
+
+    /** Function 0 of the device's guest slot: the one it has, or a free one it is given. */
+    private Optional<PciAddress> guestSlotOf(PlannedHostdev.Pci gpu, HostDev target, Integer existingIndex) {
         Optional<PciAddress> current = target.address == null ? Optional.empty()
                 : DomainDocument.guestAddress(target.address.type, target.address.domain, target.address.bus,
                         target.address.slot, target.address.function);
-        PciAddress base;
         if (current.isPresent()) {
-            base = current.get();
+            PciAddress base = current.get();
             if (base.function() != 0) {
                 problems.add(gpu.origin() + ": " + gpu.alias() + " sits at guest function " + base.function()
                         + " of its slot; its companions need multifunction='on' on function 0, which another device holds");
-                return;
+                return Optional.empty();
             }
             if (!"on".equals(target.address.multifunction)) {
                 target.address.multifunction = "on";
                 markChanged(existingIndex, target, gpu.alias());
             }
-        } else {
-            Optional<PciAddress> free = slots.freeSlot();
-            if (free.isEmpty()) {
-                problems.add(gpu.origin() + ": no free guest slot for " + gpu.alias() + " and its companions: slots 0x"
-                        + Integer.toHexString(GuestSlots.FIRST_SLOT) + "..0x" + Integer.toHexString(GuestSlots.LAST_SLOT)
-                        + " of bus 0x00 are all in use");
-                return;
-            }
-            base = free.get().withFunction(gpu.source().function());
-            target.address = HostdevElements.guestPci(base);
-            slots.take(base, gpu.alias());
+            return Optional.of(base);
+        }
+        Optional<PciAddress> free = freeSlotFor(gpu, gpu.alias() + " and its companions");
+        free.ifPresent(base -> {
+            PciAddress at = base.withFunction(gpu.source().function());
+            target.address = HostdevElements.guestPci(at);
+            slots.take(at, gpu.alias());
             markChanged(existingIndex, target, gpu.alias());
+        });
+        return free;
+    }
+
+    /**
+     * Group mates of one other host slot: with its function 0 among them they keep their host
+     * function numbers on a free guest slot; without it each gets a slot of its own at function 0,
+     * as a guest only finds a slot's other functions through function 0.
+     */
+    private void attachMates(PlannedHostdev.Pci gpu, List<PciAddress> functions) {
+        boolean withFunctionZero = functions.stream().anyMatch(f -> f.function() == 0);
+        if (withFunctionZero) {
+            freeSlotFor(gpu, "its group mates " + functions).ifPresent(base -> {
+                for (PciAddress mate : functions) attach(gpu, mate, base.withFunction(mate.function()));
+            });
+        } else {
+            for (PciAddress mate : functions) freeSlotFor(gpu, "its group mate " + mate).ifPresent(base -> attach(gpu, mate, base));
         }
-        for (PciAddress companion : gpu.companions()) {
-            String key = HostdevElements.key(companion);
-            if (existingByKey.containsKey(key) || !placedKeys.add(key)) continue;
-            PciAddress at = base.withFunction(companion.function());
-            Optional<String> owner = slots.owner(at);
-            if (owner.isPresent()) {
-                problems.add(gpu.origin() + ": companion " + companion + " needs guest address " + at + ", which " + owner.get() + " holds");
-                continue;
-            }
-            String alias = gpu.alias() + "-fn" + companion.function();
-            if (!claimAlias(alias, gpu.origin())) continue;
-            HostDev h = HostdevElements.pci(companion, alias);
-            h.address = HostdevElements.guestPci(at);
-            slots.take(at, alias);
-            additions.add(h);
-            added.add(alias);
+    }
+
+    private Optional<PciAddress> freeSlotFor(PlannedHostdev.Pci gpu, String what) {
+        Optional<PciAddress> free = slots.freeSlot();
+        if (free.isEmpty()) {
+            problems.add(gpu.origin() + ": no free guest slot for " + what + ": slots 0x"
+                    + Integer.toHexString(GuestSlots.FIRST_SLOT) + "..0x" + Integer.toHexString(GuestSlots.LAST_SLOT)
+                    + " of bus 0x00 are all in use");
         }
+        return free;
+    }
+
+    private void attach(PlannedHostdev.Pci gpu, PciAddress companion, PciAddress at) {
+        Optional<String> owner = slots.owner(at);
+        if (owner.isPresent()) {
+            problems.add(gpu.origin() + ": companion " + companion + " needs guest address " + at + ", which " + owner.get() + " holds");
+            return;
+        }
+        String alias = companion.sameSlot(gpu.source()) ? gpu.alias() + "-fn" + companion.function()
+                : String.format("%s-%02x%02x-fn%d", gpu.alias(), companion.bus(), companion.slot(), companion.function());
+        if (!claimAlias(alias, gpu.origin())) return;
+        HostDev h = HostdevElements.pci(companion, alias);
+        h.address = HostdevElements.guestPci(at);
+        slots.take(at, alias);
+        additions.add(h);
+        added.add(alias);
     }
 
     private void markChanged(Integer existingIndex, HostDev target, String alias) {

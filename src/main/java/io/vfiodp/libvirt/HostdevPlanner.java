@@ -216,9 +216,8 @@ public final class HostdevPlanner {
             if (table.isEmpty()) return List.of();
             List<PciAddress> out = new ArrayList<>();
             for (PciAddress c : table.get().getOrDefault(device, List.of())) {
-                if (!c.sameSlot(device) || c.function() == device.function()) {
-                    problems.add(who + ": " + cv.name() + " gives " + c + " as a companion of " + device
-                            + ", but it is not another function of the same slot, so its guest function cannot mirror the host's");
+                if (c.equals(device)) {
+                    problems.add(who + ": " + cv.name() + " gives " + c + " as a companion of itself");
                 } else if (!out.contains(c)) {
                     out.add(c);
                 }

@@ -15,8 +15,9 @@ public sealed interface PlannedHostdev {
     /**
      * A PCI function passed through ({@code type='pci' managed='no'}).
      *
-     * @param companions functions of the same card to attach beside it on the same guest slot;
-     *                   empty unless companions were asked for
+     * @param companions the other functions of its IOMMU group, attached with it: those of its own
+     *                   slot beside it on its guest slot, those of other slots on slots of their
+     *                   own; empty unless companions were asked for
      * @param display    {@code display='on'}: a GPU (an SR-IOV vGPU VF among them) whose
      *                   {@code gpus[]} entry enables its display explicitly
      * @param ramfb      {@code ramfb='on'}, only with the display
@@ -28,8 +29,8 @@ public sealed interface PlannedHostdev {
             Objects.requireNonNull(source, "source");
             companions = List.copyOf(companions);
             for (PciAddress c : companions) {
-                if (!c.sameSlot(source) || c.function() == source.function()) {
-                    throw new IllegalArgumentException("companion " + c + " of " + source + " must be another function of the same slot");
+                if (c.equals(source)) {
+                    throw new IllegalArgumentException("companion " + c + " of " + source + " is the device itself");
                 }
             }
             if (ramfb && !display) throw new IllegalArgumentException("PCI hostdev " + source + ": ramfb needs display on (libvirt rule)");

@@ -7,4 +7,21 @@ package io.vfiodp.node;
 @FunctionalInterface
 public interface NodeStateSource {
     TargetState read();
+
+    /**
+     * As {@link #read()}, reading the whole host again where a source otherwise reads only what
+     * changed: the periodic rescan, the safety net under kernel uevents.
+     */
+    default TargetState readFully() {
+        return read();
+    }
+
+    /**
+     * Whether the state just read holds what only another pass settles: devices the host took
+     * away, served this once as Unhealthy. The runtime then asks for that pass at once; under
+     * kernel uevents the next event or the periodic rescan may be minutes away.
+     */
+    default boolean wantsAnotherPass() {
+        return false;
+    }
 }

@@ -51,6 +51,8 @@ public final class ScanPolicySource implements NodeStateSource {
     private final NewLines newNotes = new NewLines();
     // The last pass's own policy output, to serve what left since then one more pass as Unhealthy.
     private volatile DesiredState lastDesired = DesiredState.EMPTY;
+    // Whether the last pass served departed devices one last time.
+    private volatile boolean departing;
     private volatile Optional<PermittedHostDevices> lastPermitted = Optional.empty();
     private final DraRouting routing;
     // The last pass's DRA profiles: a device the host took away keeps its profile for its last, Unhealthy pass.
@@ -143,11 +145,18 @@ public final class ScanPolicySource implements NodeStateSource {
         // An operator's configuration change applies at once; only devices the host took away get the Unhealthy pass.
         DesiredState served = config.permitted().equals(lastPermitted) ? Departures.keepOneMorePass(lastDesired, e.result())
                 : e.result().desiredState();
+        departing = !served.equals(e.result().desiredState());
         lastDesired = e.result().desiredState();
         lastPermitted = config.permitted();
         DraRouting.Split split = routing.split(served);
         DraOffer offer = DraOffer.describe(split.dra(), e.snapshot(), pciIds(e.snapshot()), lastOffer);
         lastOffer = offer;
         return new TargetState(split.devicePlugins(), e.snapshot().devNodes(), offer);
+    }
+
+    /** Whether the last pass served devices the host took away, as Unhealthy, for their last time. */
+    @Override
+    public boolean wantsAnotherPass() {
+        return departing;
     }
 }

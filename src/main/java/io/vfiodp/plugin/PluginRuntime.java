@@ -9,9 +9,11 @@ import io.vfiodp.triggers.DirectoryWatch;
 import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -38,6 +40,14 @@ public final class PluginRuntime implements AutoCloseable {
     private final NodeStateSource source;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final CountDownLatch done = new CountDownLatch(1);
+    // the periodic full rescan; replaced by rescanEvery
+    private ScheduledFuture<?> periodic;
+    private Duration period;
+    /** How long a device the host took away stays listed as Unhealthy at most (see {@link #keepDepartedFor}). */
+    public static final Duration DEPARTED_KEPT = Duration.ofSeconds(30);
+    private volatile Duration departedKept = DEPARTED_KEPT;
+    // the pass that drops departed devices, when the periodic one is further away; the rescan thread's alone
+    private ScheduledFuture<?> departuresPass;
 
     private PluginRuntime(EpollEventLoopGroup group, KubeletRegistrar registrar, ReconcileLoop loop, DirectoryWatch watch,
                           Worker rescan, NodeStateSource source) {
@@ -52,7 +62,8 @@ public final class PluginRuntime implements AutoCloseable {
 
     /**
      * Reads the first state on the calling thread (so a bad configuration fails here, loudly),
-     * then serves it and rescans every {@link PluginSettings#rescanInterval()}.
+     * then serves it and rescans every {@link PluginSettings#rescanInterval()}, reading the whole
+     * host ({@link NodeStateSource#readFully()}).
      */
     public static PluginRuntime start(PluginSettings settings, NodeStateSource source) throws IOException {
         return start(settings, source, PluginListener.NONE);
@@ -102,7 +113,7 @@ public final class PluginRuntime implements AutoCloseable {
         Worker rescan = Worker.start(RESCAN_THREAD);
         PluginRuntime runtime = new PluginRuntime(group, registrar, loop, watch, rescan, source);
         loop.apply(first);
-        rescan.every(settings.rescanInterval(), runtime::rescanOnce);
+        runtime.rescanEvery(settings.rescanInterval());
         return runtime;
     }
 
@@ -168,11 +179,62 @@ public final class PluginRuntime implements AutoCloseable {
         if (!closed.get()) rescanSoon.fire();
     }
 
-    private void rescanOnce() {
+    /**
+     * From now on, the periodic full rescan runs every {@code period}, the first one {@code period}
+     * from now: serve lengthens it while kernel uevents arrive and shortens it when they stop.
+     */
+    public synchronized void rescanEvery(Duration period) {
+        if (closed.get()) return;
+        if (periodic != null) periodic.cancel(false);
         try {
-            loop.apply(source.read());
+            periodic = rescan.every(period, this::fullRescanOnce);
+            this.period = period;
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // closed meanwhile: nothing to rescan for
+        }
+    }
+
+    private void rescanOnce() {
+        pass(source::read);
+    }
+
+    private void fullRescanOnce() {
+        pass(source::readFully);
+    }
+
+    private void pass(java.util.function.Supplier<TargetState> read) {
+        try {
+            loop.apply(read.get());
+            if (source.wantsAnotherPass()) dropDepartedLater();
         } catch (RuntimeException e) {
             log.warn("rescan failed, keeping the previous state: {}", e.getMessage());
+        }
+    }
+
+    /**
+     * A device the host took away is listed once more as Unhealthy, with the reason, and dropped by
+     * the next pass. With the full rescan every 30 s that was at most 30 s; under kernel uevents the
+     * next pass may be minutes away, so one is asked for after {@code kept} (the periodic rescan
+     * does it when it comes sooner). Meanwhile the kubelet allocates nothing from it, and an
+     * Allocate naming it is told why.
+     */
+    public void keepDepartedFor(Duration kept) {
+        if (kept.isNegative() || kept.isZero()) throw new IllegalArgumentException("departed devices kept for a non-positive time: " + kept);
+        departedKept = kept;
+    }
+
+    private void dropDepartedLater() {
+        Duration kept = departedKept;
+        Duration every;
+        synchronized (this) {
+            every = period;
+        }
+        if (every != null && every.compareTo(kept) <= 0) return;
+        if (departuresPass != null && !departuresPass.isDone()) return;
+        try {
+            departuresPass = rescan.schedule(this::rescanOnce, kept);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // closed meanwhile: nothing to drop
         }
     }
 

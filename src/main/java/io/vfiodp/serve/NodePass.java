@@ -1,6 +1,7 @@
 package io.vfiodp.serve;
 
 import io.vfiodp.metrics.ServingMetrics;
+import io.vfiodp.node.HostScans;
 import io.vfiodp.node.NodeStateSource;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.node.TargetState;
@@ -13,7 +14,9 @@ import java.util.function.LongSupplier;
  * One pass of {@code serve}, at start and at every rescan, its steps in order: read the
  * configuration once (the KubeVirt CR or the {@code --config} file, both blocks), bring the vGPU
  * layout in line when serve manages it, then scan and apply the policy. The scan metrics time the
- * reading and the scan, never the layout's sysfs writes.
+ * reading and the scan, never the layout's sysfs writes. Where the scan follows kernel uevents
+ * ({@link HostScans}), a pass whose layout step wrote to sysfs reads the whole host, as does
+ * {@link #readFully()}: a vGPU type written to a VF sends no uevent.
  */
 public final class NodePass implements NodeStateSource {
 
@@ -22,14 +25,29 @@ public final class NodePass implements NodeStateSource {
     private final ScanPolicySource scanPolicy;
     private final ServingMetrics metrics;
     private final LongSupplier nanoTime;
+    private final Optional<HostScans> scans;
 
+    /** A pass whose scan reads everything every time. */
     public NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, ServingMetrics metrics,
                     LongSupplier nanoTime) {
+        this(configs, layout, scanPolicy, Optional.empty(), metrics, nanoTime);
+    }
+
+    /** @param scans the scans {@code scanPolicy} reads, when they may be incremental */
+    public NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, Optional<HostScans> scans,
+                    ServingMetrics metrics, LongSupplier nanoTime) {
         this.configs = configs;
         this.layout = layout;
         this.scanPolicy = scanPolicy;
+        this.scans = scans;
         this.metrics = metrics;
         this.nanoTime = nanoTime;
+    }
+
+    @Override
+    public TargetState readFully() {
+        scans.ifPresent(HostScans::fullScanNext);
+        return read();
     }
 
     @Override
@@ -43,7 +61,7 @@ public final class NodePass implements NodeStateSource {
             throw e;
         }
         long reading = nanoTime.getAsLong() - start;
-        layout.ifPresent(step -> step.apply(config.layout()));
+        if (layout.isPresent() && layout.get().apply(config.layout())) scans.ifPresent(HostScans::fullScanNext);
         long scanStart = nanoTime.getAsLong();
         try {
             TargetState state = scanPolicy.read(config);
@@ -53,6 +71,11 @@ public final class NodePass implements NodeStateSource {
             metrics.scanFailed(seconds(reading + nanoTime.getAsLong() - scanStart));
             throw e;
         }
+    }
+
+    @Override
+    public boolean wantsAnotherPass() {
+        return scanPolicy.wantsAnotherPass();
     }
 
     private static double seconds(long nanos) {

@@ -3,12 +3,14 @@ package io.vfiodp.serve;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.UeventSocket;
 import io.vfiodp.host.VfioApiCheck;
 import io.vfiodp.host.VfioAvailability;
 import io.vfiodp.kube.HealthEvents;
 import io.vfiodp.metrics.MetricsAddress;
 import io.vfiodp.metrics.MetricsServer;
 import io.vfiodp.metrics.ServingMetrics;
+import io.vfiodp.node.HostScans;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.plugin.PluginListeners;
@@ -27,7 +29,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The one place {@code serve} is put together, from a {@link ServeConfig}: the configuration's
  * source (the KubeVirt CR or the local file), the vGPU layout step, the pass (configuration, layout,
- * scan, policy), the device-plugin runtime, the {@code /dev/vfio} watch and the HTTP endpoints.
+ * scan, policy), the device-plugin runtime, its triggers (kernel uevents, the {@code /dev/vfio}
+ * watch, the periodic full rescan) and the HTTP endpoints.
  * Everything started goes onto one stack and is closed in reverse order, on a failure during
  * start-up and on {@link #close()} (SIGTERM) alike.
  */
@@ -40,17 +43,24 @@ public final class ServeApp implements AutoCloseable {
     private final Closer closer;
     private final PluginRuntime runtime;
     private final Optional<MetricsServer> metricsServer;
+    private final HostScans scans;
 
-    private ServeApp(Closer closer, PluginRuntime runtime, Optional<MetricsServer> metricsServer) {
+    private ServeApp(Closer closer, PluginRuntime runtime, Optional<MetricsServer> metricsServer, HostScans scans) {
         this.closer = closer;
         this.runtime = runtime;
         this.metricsServer = metricsServer;
+        this.scans = scans;
     }
 
     /** Starts everything {@code config} asks for and returns it serving; fails, having closed what it started, when it cannot. */
     public static ServeApp start(ServeConfig config) throws IOException {
-        log.info("serve: sysfs {}, dev {}, device-plugin dir {}, rescan every {}, metrics on {}; permitted devices from {}{}",
-                config.sysfsRoot(), config.devRoot(), config.devicePluginDir(), config.rescanInterval(),
+        return start(config, UeventSocket::open);
+    }
+
+    /** As {@link #start(ServeConfig)}, with uevents from {@code uevents} (a fake kernel's, in tests). */
+    static ServeApp start(ServeConfig config, UeventWiring.Opener uevents) throws IOException {
+        log.info("serve: sysfs {}, dev {}, device-plugin dir {}, uevents {}, metrics on {}; permitted devices from {}{}",
+                config.sysfsRoot(), config.devRoot(), config.devicePluginDir(), config.uevents(),
                 config.metricsAddress().isBlank() ? "(disabled)" : config.metricsAddress(), config.localDescription(),
                 config.kubeApi().isPresent() ? " unless the KubeVirt CR has permittedHostDevices (--kubevirt auto)" : "");
         // before waiting on the KubeVirt CR: a wrong mount should fail at once
@@ -62,10 +72,13 @@ public final class ServeApp implements AutoCloseable {
         try {
             ConfigWiring configs = ConfigWiring.start(config, metrics, closer);
             SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot());
-            ScanPolicySource scanPolicy = new ScanPolicySource(scanner::scan, configs.configs(),
+            HostScans scans = new HostScans(scanner);
+            ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(),
                     vendors -> PciIds.load(config.pciIds(), vendors), Optional.of(configs.problems()));
             Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, closer);
-            NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, metrics, System::nanoTime);
+            NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime);
+            // before the first scan: a change between that scan and the socket would be missed
+            UeventWiring kernelEvents = UeventWiring.open(config, scans, uevents, closer);
 
             checkVfio(config, metrics);
             PluginListener listener = configs.events().<PluginListener>map(e -> PluginListeners.of(metrics, HealthEvents.onNode(e)))
@@ -74,8 +87,9 @@ public final class ServeApp implements AutoCloseable {
                 log.info("no Kubernetes API or node name (--kubevirt auto and --node-name / NODE_NAME): device health changes are logged,"
                         + " not posted as Node events");
             }
-            PluginRuntime runtime = closer.add(PluginRuntime.start(PluginSettings.of(config.devicePluginDir(), config.rescanInterval()),
+            PluginRuntime runtime = closer.add(PluginRuntime.start(PluginSettings.of(config.devicePluginDir(), kernelEvents.rescanPeriod()),
                     pass, listener));
+            kernelEvents.listen(runtime, closer);
             // the kernel creates /dev/vfio/<group> when a group's last member binds to a VFIO driver and removes it when one unbinds
             closer.add(DirectoryWatch.start(config.devRoot().resolve("vfio"), "/dev/vfio dir", VFIO_WATCH_THREAD, change -> runtime.rescanNow()));
             Optional<MetricsServer> server = Optional.empty();
@@ -84,7 +98,7 @@ public final class ServeApp implements AutoCloseable {
                         runtime.loop()::status, PROBE_ANSWER_WITHIN)));
             }
             configs.follower().ifPresent(f -> f.attach(runtime::rescanNow));
-            return new ServeApp(closer, runtime, server);
+            return new ServeApp(closer, runtime, server, scans);
         } catch (IOException | RuntimeException e) {
             closer.close();
             throw e;
@@ -96,6 +110,16 @@ public final class ServeApp implements AutoCloseable {
         metrics.vfio(vfio);
         if (vfio instanceof VfioAvailability.Available) log.info("{}", vfio.describe());
         else log.warn("{}", vfio.describe());
+    }
+
+    /** The device-plugin side, for tests that drive it. */
+    PluginRuntime runtime() {
+        return runtime;
+    }
+
+    /** The passes' scans: full or incremental, and whether uevents are tracked. */
+    HostScans scans() {
+        return scans;
     }
 
     public Optional<Integer> metricsPort() {

@@ -15,11 +15,21 @@ import java.util.Optional;
  * @param kubeApi         where the Kubernetes API is configured ({@code in-cluster service 10.0.0.1}); empty: none is,
  *                        or {@code --kubevirt off} (the API is never used)
  * @param metricsAddress  the HTTP endpoints' address as given ({@code [HOST]:PORT}); empty disables them
+ * @param rescanInterval  the full rescan period as given ({@code --rescan-interval}); empty: {@link #rescanPeriod(boolean) the default}
+ * @param uevents         whether kernel uevents are listened to
  * @param vgpu            the vGPU layout settings; {@code manage} makes serve create and remove vGPUs
  */
 public record ServeConfig(Path sysfsRoot, Path devRoot, Optional<Path> pciIds, Optional<Path> config, Path devicePluginDir,
-                          boolean followKubeVirt, Optional<String> kubeApi, Optional<String> nodeName, Duration rescanInterval,
-                          String metricsAddress, Vgpu vgpu, String version) {
+                          boolean followKubeVirt, Optional<String> kubeApi, Optional<String> nodeName, Optional<Duration> rescanInterval,
+                          UeventMode uevents, String metricsAddress, Vgpu vgpu, String version) {
+
+    /** The full rescan period while no uevents arrive: every device change that leaves /dev/vfio alone waits for it. */
+    public static final Duration RESCAN_WITHOUT_UEVENTS = Duration.ofSeconds(30);
+    /**
+     * The full rescan period while uevents arrive: a safety net only (README, "Health and
+     * metrics", says what it still catches: a vGPU type written to an SR-IOV VF by another tool).
+     */
+    public static final Duration RESCAN_WITH_UEVENTS = Duration.ofMinutes(5);
 
     /** How long start-up waits for the first reading of the KubeVirt CR before serving the local configuration. */
     public static final Duration FIRST_CR_READING_WAIT = Duration.ofSeconds(5);
@@ -45,9 +55,15 @@ public record ServeConfig(Path sysfsRoot, Path devRoot, Optional<Path> pciIds, O
         kubeApi = followKubeVirt ? Objects.requireNonNull(kubeApi, "kubeApi") : Optional.empty();
         nodeName = nodeName.filter(n -> !n.isBlank());
         Objects.requireNonNull(rescanInterval, "rescanInterval");
+        Objects.requireNonNull(uevents, "uevents");
         Objects.requireNonNull(metricsAddress, "metricsAddress");
         Objects.requireNonNull(vgpu, "vgpu");
         Objects.requireNonNull(version, "version");
+    }
+
+    /** The full rescan period: {@code --rescan-interval} when given, else the default for whether uevents arrive. */
+    public Duration rescanPeriod(boolean ueventsArrive) {
+        return rescanInterval.orElse(ueventsArrive ? RESCAN_WITH_UEVENTS : RESCAN_WITHOUT_UEVENTS);
     }
 
     /** How logs name the local configuration: {@code --config <file>} or the default naming. */

@@ -26,22 +26,29 @@ public final class VgpuLayoutStep {
         this.manager = Objects.requireNonNull(manager, "manager");
     }
 
-    /** Applies {@code setting}: writes sysfs when it names types and creation is enabled, else leaves the host alone. */
-    public void apply(LayoutSetting setting) {
+    /**
+     * Applies {@code setting}: writes sysfs when it names types and creation is enabled, else leaves the host alone.
+     *
+     * @return whether anything was written to sysfs (the scan after it must then read the whole host)
+     */
+    public boolean apply(LayoutSetting setting) {
         switch (setting) {
             case LayoutSetting.None n -> describeChange(setting, "vGPU layout: desired types none configured (from -)");
             case LayoutSetting.Unreadable u -> problems.problem("vGPU layout not managed this pass: " + u.problem());
             case LayoutSetting.Desired d -> {
                 describeChange(setting, "vGPU layout: desired types " + d.types().types() + " (from " + d.source() + " " + d.types().origin() + ")");
                 problems.forget();
-                if (!d.types().creationEnabled()) return;
+                if (!d.types().creationEnabled()) return false;
                 try {
-                    manager.reconcile(d.types().types());
+                    return manager.reconcile(d.types().types()).writes() > 0;
                 } catch (RuntimeException e) {
                     problems.problem("vGPU layout not managed this pass: " + e.getMessage());
+                    // a write may have been made before the failure
+                    return true;
                 }
             }
         }
+        return false;
     }
 
     private void describeChange(LayoutSetting now, String line) {

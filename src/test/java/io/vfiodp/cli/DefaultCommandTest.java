@@ -38,7 +38,8 @@ class DefaultCommandTest {
 
         assertThat(serve.devicePluginDir).hasToString("/var/lib/kubelet/device-plugins");
         assertThat(serve.kubevirt).isEqualTo(KubeVirtMode.auto);
-        assertThat(serve.rescanInterval).isEqualTo(Duration.ofSeconds(30));
+        assertThat(serve.rescanInterval).as("none given: 5m while uevents arrive, else 30s").isNull();
+        assertThat(serve.uevents).isEqualTo(io.vfiodp.serve.UeventMode.auto);
         assertThat(serve.metricsAddress).isEqualTo(":9402");
         assertThat(serve.nodeName).isNull();
     }

@@ -161,7 +161,8 @@ class DemoCommandTest {
         assertThat(p.exitValue()).as(err).isZero();
         assertThat(err).contains(
                 "INFO serve: sysfs " + work + "/node/sys, dev " + work + "/node/dev, device-plugin dir " + work
-                        + "/device-plugins, rescan every PT30S, metrics on 127.0.0.1:0; permitted devices from the default NVIDIA naming\n",
+                        + "/device-plugins, uevents auto, metrics on 127.0.0.1:0; permitted devices from the default NVIDIA naming\n",
+                "INFO kernel uevents not used: --sysfs-root " + work + "/node/sys is no sysfs mount",
                 "WARN VFIO unavailable: " + work + "/node/dev/vfio/vfio: VFIO_GET_API_VERSION failed: errno 25 (Inappropriate ioctl for device)\n",
                 "INFO metrics on http://127.0.0.1:" + port + "/metrics, probes /healthz and /readyz\n",
                 "INFO nvidia.com/TU104GL_TESLA_T4: registered with the kubelet (endpoint vfio-dp-nvidia.com_TU104GL_TESLA_T4.sock)\n",

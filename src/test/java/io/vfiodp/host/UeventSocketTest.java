@@ -30,7 +30,7 @@ class UeventSocketTest {
     void aRealSocketOpensAndAnotherThreadWakesItsReceiver() throws Exception {
         UeventSocket.Opening opening = UeventSocket.open();
         assertThat(opening).as("uevents on this machine (init user namespace)").isInstanceOf(UeventSocket.Opening.Opened.class);
-        try (UeventSocket socket = ((UeventSocket.Opening.Opened) opening).socket()) {
+        try (UeventSource socket = ((UeventSocket.Opening.Opened) opening).socket()) {
             CompletableFuture<UeventReceipt> received = new CompletableFuture<>();
             Thread receiver = new Thread(() -> {
                 // kernel events of this machine may come first: wait for the wake-up itself
@@ -50,7 +50,7 @@ class UeventSocketTest {
 
     @Test
     void aRealSocketThatStaysQuietIsIdleAfterTheWait() {
-        try (UeventSocket socket = ((UeventSocket.Opening.Opened) UeventSocket.open()).socket()) {
+        try (UeventSource socket = ((UeventSocket.Opening.Opened) UeventSocket.open()).socket()) {
             UeventReceipt r;
             do {
                 r = socket.receive(Duration.ofMillis(50)); // this machine's own events first, if any
@@ -66,7 +66,7 @@ class UeventSocketTest {
 
     @Test
     void aWakeUpEndsATimedReceiveToo() {
-        UeventSocket socket = opened(new FakeLibC());
+        UeventSource socket = opened(new FakeLibC());
         socket.wakeup();
 
         assertThat(socket.receive(Duration.ofMinutes(1))).isEqualTo(new UeventReceipt.Woken());
@@ -74,7 +74,7 @@ class UeventSocketTest {
 
     @Test
     void aClosedSocketRefusesToReceive() {
-        UeventSocket socket = opened(new FakeLibC());
+        UeventSource socket = opened(new FakeLibC());
         socket.close();
         socket.wakeup(); // a late wake-up after close does nothing
 
@@ -164,7 +164,7 @@ class UeventSocketTest {
         Files.createSymbolicLink(proc.resolve("fd/" + FakeLibC.OWNER_FD), Path.of(netnsOwner));
     }
 
-    private UeventSocket opened(FakeLibC libc) {
+    private UeventSource opened(FakeLibC libc) {
         return ((UeventSocket.Opening.Opened) UeventSocket.open(libc, proc)).socket();
     }
 

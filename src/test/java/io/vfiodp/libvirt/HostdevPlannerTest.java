@@ -402,10 +402,15 @@ class HostdevPlannerTest {
         }
 
         @Test
-        void aCompanionOnAnotherSlotIsRefusedBecauseItsFunctionCannotBeMirrored() {
-            assertThat(problems(withCompanions("0000:3b:00.0=0000:3c:00.1"), Optional.of(twoGpus("")), true))
-                    .containsExactly("gpus[0] 'g0' (" + T4 + "): " + COMPANIONS_VAR + " gives 0000:3c:00.1 as a companion of 0000:3b:00.0,"
-                            + " but it is not another function of the same slot, so its guest function cannot mirror the host's");
+        void aGroupMateOnAnotherSlotIsAttachedToo() {
+            PlanOutcome outcome = planner.plan(withCompanions("0000:3b:00.0=0000:3b:00.1+0000:3c:00.0"), Optional.of(twoGpus("")), true);
+            assertThat(companionsOf(outcome)).containsExactly(List.of(PciAddress.parse("0000:3b:00.1"), PciAddress.parse("0000:3c:00.0")), List.of());
+        }
+
+        @Test
+        void aDeviceGivenAsItsOwnCompanionIsRefused() {
+            assertThat(problems(withCompanions("0000:3b:00.0=0000:3b:00.0"), Optional.of(twoGpus("")), true))
+                    .containsExactly("gpus[0] 'g0' (" + T4 + "): " + COMPANIONS_VAR + " gives 0000:3b:00.0 as a companion of itself");
         }
     }
 }

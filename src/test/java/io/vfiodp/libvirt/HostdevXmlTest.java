@@ -152,6 +152,15 @@ class HostdevXmlTest {
         }
 
         @Test
+        void aGroupMateThatIsFunctionZeroOfAnotherSlotGetsItsOwnSlot() {
+            String xml = written(XML.elements(List.of(gpu("ua-gpu-gpu0", "0000:3b:00.0", "0000:3b:00.1", "0000:3c:00.0")))).xml();
+            assertThat(xml).isEqualTo(pciElementAt("ua-gpu-gpu0", "0x3b", "0x0", "0x10", true)
+                    + pciElementAt("ua-gpu-gpu0-fn1", "0x3b", "0x1", "0x10", false)
+                    + pciElementAt("ua-gpu-gpu0-3c00-fn0", "0x3c", "0x0", "0x11", true));
+            assertHostdevsAccepted(xml);
+        }
+
+        @Test
         void moreGpusWithCompanionsThanFreeSlotsAreRefused() {
             List<PlannedHostdev> plan = new java.util.ArrayList<>();
             for (int bus = 0x30; bus < 0x3b; bus++) {

@@ -336,4 +336,32 @@ class PluginRuntimeTest {
         assertThat(Leaks.sockets(dir)).isEmpty();
         Leaks.awaitNoThreadStartedSince(threadsBefore, Duration.ofSeconds(3));
     }
+
+    @Test
+    void aStateServingDepartedDevicesIsFollowedByAPassOfItsOwnWhenThePeriodicOneIsFurther() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean departing = new java.util.concurrent.atomic.AtomicBoolean();
+        io.vfiodp.node.NodeStateSource source = new io.vfiodp.node.NodeStateSource() {
+            @Override
+            public TargetState read() {
+                reads.incrementAndGet();
+                return hostState.get();
+            }
+
+            @Override
+            public boolean wantsAnotherPass() {
+                return departing.getAndSet(false);
+            }
+        };
+        runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)), source);
+        runtime.keepDepartedFor(Duration.ofMillis(100));
+        int before = reads.get();
+
+        departing.set(true);
+        runtime.rescanNow();
+
+        org.awaitility.Awaitility.await().atMost(WAIT).until(() -> reads.get() >= before + 2);
+        assertThatThrownBy(() -> runtime.keepDepartedFor(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("departed devices kept for a non-positive time: PT0S");
+    }
 }

@@ -64,6 +64,42 @@ public final class HostTree {
         Files.createSymbolicLink(groupDir.resolve("devices").resolve(address), groupDir.resolve("devices").toRealPath().relativize(real));
     }
 
+    /** A function taken off the bus by {@link #unplug}: where its entries pointed, to put them back. */
+    public record Unplugged(String address, Path busLink, Path busTarget, Path member, Path memberTarget, int group) {}
+
+    /**
+     * Takes a function off the bus, as a hot-remove does: its {@code bus/pci/devices} entry and its
+     * IOMMU group's member link go; the group's /dev/vfio node too when no other member is left.
+     */
+    public Unplugged unplug(String address) throws IOException {
+        Path busLink = sys().resolve("bus/pci/devices").resolve(address);
+        Path real = function(address).toRealPath();
+        Path groupDir = real.resolve("iommu_group").toRealPath();
+        int group = Integer.parseInt(groupDir.getFileName().toString());
+        Path member = groupDir.resolve("devices").resolve(address);
+        Unplugged u = new Unplugged(address, busLink, Files.readSymbolicLink(busLink), member, Files.readSymbolicLink(member), group);
+        Files.delete(busLink);
+        Files.delete(member);
+        try (var left = Files.list(groupDir.resolve("devices"))) {
+            if (left.findAny().isEmpty()) Files.deleteIfExists(dev().resolve("vfio").resolve(Integer.toString(group)));
+        }
+        return u;
+    }
+
+    /** Puts an unplugged function back, as a hot-add of the same card does; bound as before, with its group's node. */
+    public void plug(Unplugged u) throws IOException {
+        Files.createSymbolicLink(u.member(), u.memberTarget());
+        Files.createSymbolicLink(u.busLink(), u.busTarget());
+        Path node = dev().resolve("vfio").resolve(Integer.toString(u.group()));
+        if (!Files.exists(node)) Files.createFile(node);
+    }
+
+    /** The function's directory below {@code sys}, as the kernel's DEVPATH names it ({@code /devices/pci0000:17/...}). */
+    public String devpath(String address) throws IOException {
+        Path sysReal = sys().toRealPath();
+        return "/" + sysReal.relativize(function(address).toRealPath());
+    }
+
     /** Removes an mdev, as writing its {@code remove} file does. */
     public Path removeMdev(String uuid) throws IOException {
         Path link = sys().resolve("bus/mdev/devices").resolve(uuid);

@@ -3,6 +3,7 @@ package io.vfiodp.kernel.guest;
 import io.vfiodp.host.Uevent;
 import io.vfiodp.host.UeventReceipt;
 import io.vfiodp.host.UeventSocket;
+import io.vfiodp.host.UeventSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +32,7 @@ public final class BindLatency {
         long[] groupEvent = new long[cycles];
         long[] bindEvent = new long[cycles];
         int nodeThere = 0;
-        try (UeventSocket socket = ((UeventSocket.Opening.Opened) UeventSocket.open()).socket()) {
+        try (UeventSource socket = ((UeventSocket.Opening.Opened) UeventSocket.open()).socket()) {
             Files.writeString(dev.resolve("driver_override"), "vfio-pci");
             for (int i = 0; i < cycles; i++) {
                 long start = System.nanoTime();

@@ -6,6 +6,7 @@ import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.Uevent;
 import io.vfiodp.host.UeventReceipt;
 import io.vfiodp.host.UeventSocket;
+import io.vfiodp.host.UeventSource;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -38,7 +39,7 @@ public final class UeventRecorder {
         }
         SysfsScanner scanner = new SysfsScanner(Path.of("/sys"), Path.of("/dev"));
         HostScan scan = scanner.fullScan();
-        try (UeventSocket socket = ((UeventSocket.Opening.Opened) opening).socket()) {
+        try (UeventSource socket = ((UeventSocket.Opening.Opened) opening).socket()) {
             print("open: opened");
             boolean rescanned = false;
             while (true) {
