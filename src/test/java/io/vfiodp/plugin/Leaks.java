@@ -10,11 +10,11 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /** What a test started and did not clean up. */
-final class Leaks {
+public final class Leaks {
 
     private Leaks() {}
 
-    static Set<Thread> liveThreads() {
+    public static Set<Thread> liveThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).collect(Collectors.toSet());
     }
 
@@ -22,7 +22,7 @@ final class Leaks {
      * Threads alive now that were not in {@code before}, after giving them {@code grace} to end:
      * grpc releases its shared timer a second after its last user.
      */
-    static List<String> threadsStartedSince(Set<Thread> before, Duration grace) throws InterruptedException {
+    public static List<String> threadsStartedSince(Set<Thread> before, Duration grace) throws InterruptedException {
         long deadline = System.nanoTime() + grace.toNanos();
         while (true) {
             List<String> extra = liveThreads().stream().filter(t -> !before.contains(t)).map(Thread::getName).sorted().toList();
