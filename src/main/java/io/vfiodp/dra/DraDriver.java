@@ -84,7 +84,7 @@ public final class DraDriver implements AutoCloseable {
         SlicePublisher slices = new SlicePublisher(client, settings.driverName(), settings.nodeName(), settings.sliceResync(), settings.backoff());
         HealthService health = new HealthService();
         ClaimSource source = new ClaimSource(client);
-        DriverLoop loop = new DriverLoop(l -> {
+        DriverLoop loop = new DriverLoop(settings.driverName(), l -> {
             NodeServiceV1 v1 = new NodeServiceV1(new KubeletClaims(l, source, files));
             RegistrationService registration = new RegistrationService(settings.driverName(), settings.draSocket(), l::registered);
             return new PluginSockets(settings.draSocket(), List.of(v1, new NodeServiceV1beta1(v1), health), health::closeStreams,

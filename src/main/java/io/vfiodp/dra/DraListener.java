@@ -19,4 +19,22 @@ public interface DraListener {
 
     /** The kubelet asked to prepare a claim and got {@code reason} instead of devices. */
     default void prepareFailed(String reason) {}
+
+    /** This listener, then {@code next}. */
+    default DraListener andThen(DraListener next) {
+        DraListener first = this;
+        return new DraListener() {
+            @Override
+            public void healthChanged(ResourceName resource, String deviceId, Health from, Health to) {
+                first.healthChanged(resource, deviceId, from, to);
+                next.healthChanged(resource, deviceId, from, to);
+            }
+
+            @Override
+            public void prepareFailed(String reason) {
+                first.prepareFailed(reason);
+                next.prepareFailed(reason);
+            }
+        };
+    }
 }

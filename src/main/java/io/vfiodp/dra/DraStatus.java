@@ -8,6 +8,7 @@ import java.util.Optional;
 /**
  * The driver's standing, for probes, metrics and logs.
  *
+ * @param driver         the driver's name
  * @param serving        both sockets are served
  * @param registered     the kubelet's last registration verdict; empty before the first
  * @param resources      the devices offered through DRA, counted by resource
@@ -15,7 +16,7 @@ import java.util.Optional;
  * @param generation     the pool generation the API holds, as the slice publisher last saw it
  * @param sliceProblem   why the slices could not be written, when they could not
  */
-public record DraStatus(boolean serving, Optional<Boolean> registered, List<Resource> resources, int preparedClaims, long generation,
+public record DraStatus(String driver, boolean serving, Optional<Boolean> registered, List<Resource> resources, int preparedClaims, long generation,
                         Optional<String> sliceProblem) {
 
     /** A resource served through DRA: its devices, and how many of them are healthy (published in the ResourceSlices). */
@@ -26,6 +27,7 @@ public record DraStatus(boolean serving, Optional<Boolean> registered, List<Reso
     }
 
     public DraStatus {
+        Objects.requireNonNull(driver, "driver");
         Objects.requireNonNull(registered, "registered");
         resources = List.copyOf(resources);
         Objects.requireNonNull(sliceProblem, "sliceProblem");

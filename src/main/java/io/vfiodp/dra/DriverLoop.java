@@ -40,6 +40,7 @@ final class DriverLoop {
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.dra");
 
+    private final String driver;
     private final Worker thread;
     private final CoalescingTrigger checkSoon;
     private final PluginSockets sockets;
@@ -65,8 +66,9 @@ final class DriverLoop {
     private boolean closed;
 
     /** @param sockets makes the servers, whose services hand their work to this loop */
-    DriverLoop(Function<DriverLoop, PluginSockets> sockets, ClaimBook book, SlicePublisher slices, HealthService health, HealthList healthList,
-               DraListener listener) {
+    DriverLoop(String driver, Function<DriverLoop, PluginSockets> sockets, ClaimBook book, SlicePublisher slices, HealthService health,
+               HealthList healthList, DraListener listener) {
+        this.driver = driver;
         this.book = book;
         this.slices = slices;
         this.health = health;
@@ -150,7 +152,7 @@ final class DriverLoop {
             List<DraStatus.Resource> resources = new ArrayList<>();
             counts.forEach((name, c) -> resources.add(new DraStatus.Resource(name, c[0], c[1])));
             SlicePublisher.Published p = slices.published();
-            return new DraStatus(sockets.serving(), registered, resources, book.claims().size(), p.generation(), p.problem());
+            return new DraStatus(driver, sockets.serving(), registered, resources, book.claims().size(), p.generation(), p.problem());
         });
     }
 

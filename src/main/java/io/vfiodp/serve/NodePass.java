@@ -7,13 +7,16 @@ import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.config.ConfigSource;
 import io.vfiodp.vgpu.VgpuLayoutStep;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
  * One pass of {@code serve}, at start and at every rescan, its steps in order: read the
  * configuration once (the KubeVirt CR or the {@code --config} file, both blocks), bring the vGPU
  * layout in line when serve manages it, then scan and apply the policy. The scan metrics time the
- * reading and the scan, never the layout's sysfs writes.
+ * reading and the scan, never the layout's sysfs writes. Every state a pass makes also goes to
+ * the DRA driver, when one runs, before the device plugins get it: the passes come one after
+ * another, so the driver sees the states in the order the device plugins do.
  */
 public final class NodePass implements NodeStateSource {
 
@@ -22,14 +25,22 @@ public final class NodePass implements NodeStateSource {
     private final ScanPolicySource scanPolicy;
     private final ServingMetrics metrics;
     private final LongSupplier nanoTime;
+    private final Consumer<TargetState> dra;
 
     public NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, ServingMetrics metrics,
                     LongSupplier nanoTime) {
+        this(configs, layout, scanPolicy, metrics, nanoTime, state -> {});
+    }
+
+    /** @param dra takes every state the pass makes (the DRA driver's {@code apply}, which only enqueues) */
+    public NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, ServingMetrics metrics,
+                    LongSupplier nanoTime, Consumer<TargetState> dra) {
         this.configs = configs;
         this.layout = layout;
         this.scanPolicy = scanPolicy;
         this.metrics = metrics;
         this.nanoTime = nanoTime;
+        this.dra = dra;
     }
 
     @Override
@@ -48,6 +59,7 @@ public final class NodePass implements NodeStateSource {
         try {
             TargetState state = scanPolicy.read(config);
             metrics.scanSucceeded(seconds(reading + nanoTime.getAsLong() - scanStart));
+            dra.accept(state);
             return state;
         } catch (RuntimeException e) {
             metrics.scanFailed(seconds(reading + nanoTime.getAsLong() - scanStart));

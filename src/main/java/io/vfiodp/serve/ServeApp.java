@@ -1,6 +1,7 @@
 package io.vfiodp.serve;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vfiodp.dra.DraDriver;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.VfioApiCheck;
@@ -26,8 +27,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one place {@code serve} is put together, from a {@link ServeConfig}: the configuration's
- * source (the KubeVirt CR or the local file), the vGPU layout step, the pass (configuration, layout,
- * scan, policy), the device-plugin runtime, the {@code /dev/vfio} watch and the HTTP endpoints.
+ * source (the KubeVirt CR or the local file), the vGPU layout step, the DRA driver, the pass
+ * (configuration, layout, scan, policy), the device-plugin runtime, the {@code /dev/vfio} watch and
+ * the HTTP endpoints.
  * Everything started goes onto one stack and is closed in reverse order, on a failure during
  * start-up and on {@link #close()} (SIGTERM) alike.
  */
@@ -52,7 +54,7 @@ public final class ServeApp implements AutoCloseable {
         log.info("serve: sysfs {}, dev {}, device-plugin dir {}, rescan every {}, metrics on {}; permitted devices from {}{}",
                 config.sysfsRoot(), config.devRoot(), config.devicePluginDir(), config.rescanInterval(),
                 config.metricsAddress().isBlank() ? "(disabled)" : config.metricsAddress(), config.localDescription(),
-                config.kubeApi().isPresent() ? " unless the KubeVirt CR has permittedHostDevices (--kubevirt auto)" : "");
+                config.followKubeVirt() && config.kubeApi().isPresent() ? " unless the KubeVirt CR has permittedHostDevices (--kubevirt auto)" : "");
         // before waiting on the KubeVirt CR: a wrong mount should fail at once
         PluginRuntime.checkPluginDir(config.devicePluginDir());
         Optional<InetSocketAddress> metricsAt = MetricsAddress.parse(config.metricsAddress());
@@ -63,9 +65,11 @@ public final class ServeApp implements AutoCloseable {
             ConfigWiring configs = ConfigWiring.start(config, metrics, closer);
             SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot());
             ScanPolicySource scanPolicy = new ScanPolicySource(scanner::scan, configs.configs(),
-                    vendors -> PciIds.load(config.pciIds(), vendors), Optional.of(configs.problems()));
+                    vendors -> PciIds.load(config.pciIds(), vendors), Optional.of(configs.problems()), config.dra().routing());
             Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, closer);
-            NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, metrics, System::nanoTime);
+            Optional<DraDriver> dra = DraWiring.start(config, configs.client(), configs.events(), metrics, closer);
+            NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, metrics, System::nanoTime,
+                    state -> dra.ifPresent(d -> d.apply(state)));
 
             checkVfio(config, metrics);
             PluginListener listener = configs.events().<PluginListener>map(e -> PluginListeners.of(metrics, HealthEvents.onNode(e)))
@@ -81,7 +85,7 @@ public final class ServeApp implements AutoCloseable {
             Optional<MetricsServer> server = Optional.empty();
             if (metricsAt.isPresent()) {
                 server = Optional.of(closer.add(MetricsServer.start(metricsAt.get(), registry, metrics,
-                        runtime.loop()::status, PROBE_ANSWER_WITHIN)));
+                        runtime.loop()::status, dra.map(d -> d::status), PROBE_ANSWER_WITHIN)));
             }
             configs.follower().ifPresent(f -> f.attach(runtime::rescanNow));
             return new ServeApp(closer, runtime, server);
