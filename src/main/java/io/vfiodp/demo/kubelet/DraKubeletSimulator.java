@@ -146,14 +146,11 @@ public final class DraKubeletSimulator implements AutoCloseable {
 
     public NodePrepareResourcesResponse prepare(Claim... claims) {
         Registered p = plugin();
-        NodePrepareResourcesRequest request = NodePrepareResourcesRequest.newBuilder().addAllClaims(List.of(claims)).build();
         if (p.service().equals("v1.DRAPlugin")) {
-            return DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS).nodePrepareResources(request);
+            return v1(p).nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addAllClaims(List.of(claims)).build());
         }
-        var b = io.vfiodp.proto.dra.v1beta1.NodePrepareResourcesRequest.newBuilder();
-        for (Claim c : claims) b.addClaims(io.vfiodp.proto.dra.v1beta1.Claim.newBuilder().setNamespace(c.getNamespace()).setUid(c.getUid()).setName(c.getName()));
-        var answer = io.vfiodp.proto.dra.v1beta1.DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS)
-                .nodePrepareResources(b.build());
+        var answer = v1beta1(p).nodePrepareResources(io.vfiodp.proto.dra.v1beta1.NodePrepareResourcesRequest.newBuilder()
+                .addAllClaims(v1beta1(claims)).build());
         NodePrepareResourcesResponse.Builder out = NodePrepareResourcesResponse.newBuilder();
         answer.getClaimsMap().forEach((uid, c) -> {
             NodePrepareResourceResponse.Builder r = NodePrepareResourceResponse.newBuilder().setError(c.getError());
@@ -168,17 +165,28 @@ public final class DraKubeletSimulator implements AutoCloseable {
 
     public NodeUnprepareResourcesResponse unprepare(Claim... claims) {
         Registered p = plugin();
-        NodeUnprepareResourcesRequest request = NodeUnprepareResourcesRequest.newBuilder().addAllClaims(List.of(claims)).build();
         if (p.service().equals("v1.DRAPlugin")) {
-            return DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS).nodeUnprepareResources(request);
+            return v1(p).nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder().addAllClaims(List.of(claims)).build());
         }
-        var b = io.vfiodp.proto.dra.v1beta1.NodeUnprepareResourcesRequest.newBuilder();
-        for (Claim c : claims) b.addClaims(io.vfiodp.proto.dra.v1beta1.Claim.newBuilder().setNamespace(c.getNamespace()).setUid(c.getUid()).setName(c.getName()));
-        var answer = io.vfiodp.proto.dra.v1beta1.DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS)
-                .nodeUnprepareResources(b.build());
+        var answer = v1beta1(p).nodeUnprepareResources(io.vfiodp.proto.dra.v1beta1.NodeUnprepareResourcesRequest.newBuilder()
+                .addAllClaims(v1beta1(claims)).build());
         NodeUnprepareResourcesResponse.Builder out = NodeUnprepareResourcesResponse.newBuilder();
         answer.getClaimsMap().forEach((uid, c) -> out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(c.getError()).build()));
         return out.build();
+    }
+
+    // The kubelet's deadline for NodePrepareResources and NodeUnprepareResources.
+    private static DRAPluginGrpc.DRAPluginBlockingStub v1(Registered p) {
+        return DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS);
+    }
+
+    private static io.vfiodp.proto.dra.v1beta1.DRAPluginGrpc.DRAPluginBlockingStub v1beta1(Registered p) {
+        return io.vfiodp.proto.dra.v1beta1.DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS);
+    }
+
+    private static List<io.vfiodp.proto.dra.v1beta1.Claim> v1beta1(Claim... claims) {
+        return java.util.Arrays.stream(claims).map(c -> io.vfiodp.proto.dra.v1beta1.Claim.newBuilder().setNamespace(c.getNamespace())
+                .setUid(c.getUid()).setName(c.getName()).build()).toList();
     }
 
     /** Drops every connection, as a stopping kubelet does; {@link #register} then is the restarted kubelet's walk of the directory. */
