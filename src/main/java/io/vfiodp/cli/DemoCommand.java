@@ -2,6 +2,7 @@ package io.vfiodp.cli;
 
 import io.vfiodp.demo.ServeProcess;
 import io.vfiodp.demo.DemoRun;
+import io.vfiodp.demo.DraDemoPart;
 import io.vfiodp.demo.ServeFailure;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -23,8 +24,11 @@ import picocli.CommandLine.Spec;
         description = {
             "Run the whole flow on a fixture node bundled in the jar: inventory, serve as a process of its own registering with",
             "an in-process kubelet simulator over unix sockets, its /healthz, /readyz and /metrics, one allocation per resource",
-            "(env vars, device specs, libvirt <hostdev>), clean shutdown.",
-            "Needs nothing but this jar; finishes in seconds."})
+            "(env vars, device specs, libvirt <hostdev>), clean shutdown. Then the DRA path on the same node: serve",
+            "--dra-resources all against fabric8's mock API server and a DRA kubelet simulator, its ResourceSlice, a claim",
+            "allocated as the scheduler leaves it, NodePrepareResources, the CDI spec, the KEP-5304 metadata and the",
+            "<hostdev>. The DRA part needs the mock server, which bin/vfio-device-plugin adds from target/demo-lib (the",
+            "image has none: it skips the part and says so). Finishes in seconds."})
 final class DemoCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
@@ -44,8 +48,8 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Path work = Files.createTempDirectory("vfio-dp-demo-");
         try {
-            new DemoRun(out, DemoRun.DEFAULT_PRINTERS, ServeProcess.starter(serveJavaOptions, verbose ? Optional.of(err) : Optional.empty(), Main.class.getName()))
-                    .run(work);
+            new DemoRun(out, DemoRun.DEFAULT_PRINTERS, ServeProcess.starter(serveJavaOptions, verbose ? Optional.of(err) : Optional.empty(),
+                    Main.class.getName()), DraDemoPart.onClassPathOf(DemoCommand.class.getClassLoader())).run(work);
         } catch (ServeFailure e) {
             out.flush();
             err.println("vfio-device-plugin demo: " + e.getMessage());

@@ -60,6 +60,9 @@ public final class InventoryCommand implements Callable<Integer> {
         boolean suggestConfig;
     }
 
+    @Mixin
+    DraRoutingOption dra;
+
     @Option(names = "--node-label", paramLabel = "KEY=VALUE",
             description = "A label of this node, to resolve nodeMediatedDeviceTypes of the --config file's"
                     + " mediatedDevicesConfiguration for the vGPU layout section (repeatable).")
@@ -90,7 +93,7 @@ public final class InventoryCommand implements Callable<Integer> {
         }
         PolicyResult result = PolicyEngine.evaluate(snapshot, config.flatMap(ConfigFile.Loaded::permittedHostDevices), pciIds);
         InventoryReport report = InventoryReport.of(snapshot, result, pciIds, host.config().map(Object::toString),
-                config.map(ConfigFile.Loaded::warnings).orElse(List.of()));
+                config.map(ConfigFile.Loaded::warnings).orElse(List.of()), dra.routing);
         boolean json = output != null && output.json;
         // Only /dev/vfio/vfio is opened, never a group node: that would take the group from a running VM.
         Optional<VfioAvailability> vfio = Optional.of(VfioApiCheck.check(host.devRoot()));

@@ -21,6 +21,8 @@ import picocli.CommandLine.Spec;
             "Serve every exposed resource to the kubelet: one gRPC device-plugin server per resource on its own unix socket,",
             "registered with kubelet.sock, re-registered after kubelet restarts, updated on kernel uevents and /dev/vfio changes,",
             "rescanned periodically. Runs until SIGTERM.",
+            "With --dra-resources, the resources it names are served through Dynamic Resource Allocation instead: ResourceSlices,",
+            "claims prepared into CDI devices and KubeVirt's device metadata, registered through the kubelet's plugin registry.",
             "This is the default command: running the jar with no command, or with options only, runs serve."})
 final class ServeCommand implements Callable<Integer> {
 
@@ -34,12 +36,14 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--kubevirt", defaultValue = "auto", paramLabel = "auto|off",
             description = "auto: follow permittedHostDevices in the KubeVirt CR (any namespace) live; it wins over --config while it has them, "
-                    + "and --config or the default NVIDIA naming applies while there is no CR or it cannot be read. off: never talk to the "
-                    + "Kubernetes API; --config or the default naming decides (default: ${DEFAULT-VALUE}; env VFIO_DP_KUBEVIRT).")
+                    + "and --config or the default NVIDIA naming applies while there is no CR or it cannot be read. off: never read the "
+                    + "KubeVirt CR; --config or the default naming decides, and the Kubernetes API is used only for DRA (--dra-resources) "
+                    + "(default: ${DEFAULT-VALUE}; env VFIO_DP_KUBEVIRT).")
     KubeVirtMode kubevirt;
 
     @Option(names = "--node-name", paramLabel = "NAME",
-            description = "This node's name: its labels select nodeMediatedDeviceTypes, and configuration problems and device health changes are posted as Events on it "
+            description = "This node's name: its labels select nodeMediatedDeviceTypes, configuration problems and device health changes are posted as Events on it, "
+                    + "and it names the DRA driver's pool (required with --dra-resources) "
                     + "(default: env NODE_NAME, set it from the downward API spec.nodeName; env VFIO_DP_NODE_NAME).")
     String nodeName;
 
@@ -58,6 +62,8 @@ final class ServeCommand implements Callable<Integer> {
 
     @Mixin VgpuOptions vgpu;
 
+    @Mixin DraOptions dra;
+
     @Option(names = "--metrics-address", defaultValue = ":9402", paramLabel = "[HOST]:PORT",
             description = "Address of the HTTP /metrics, /healthz and /readyz endpoints; empty disables them (default: ${DEFAULT-VALUE}; env VFIO_DP_METRICS_ADDRESS).")
     String metricsAddress;
@@ -73,7 +79,7 @@ final class ServeCommand implements Callable<Integer> {
     ServeConfig config() {
         return new ServeConfig(host.sysfsRoot(), host.devRoot(), host.pciIds(), host.config(), devicePluginDir,
                 kubevirt == KubeVirtMode.auto, KubeApiDetection.source(System.getenv(), Path.of(System.getProperty("user.home"))),
-                Optional.ofNullable(nodeName), Optional.ofNullable(rescanInterval), uevents, metricsAddress, vgpu.settings(),
+                Optional.ofNullable(nodeName), Optional.ofNullable(rescanInterval), uevents, metricsAddress, vgpu.settings(), dra.settings(),
                 new VersionProvider().getVersion()[0]);
     }
 }

@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
@@ -27,7 +28,8 @@ import java.util.concurrent.TimeoutException;
  * The whole flow on a fixture node bundled in the jar: scan and policy (printed as the
  * inventory), {@code serve} started as a process of its own, registering with an in-process
  * kubelet simulator over unix sockets, what its health and metrics endpoints answer, one
- * allocation per resource as the kubelet would ask for it, then a clean shutdown.
+ * allocation per resource as the kubelet would ask for it, then a clean shutdown; then the same
+ * node through the DRA driver ({@link DraDemoPart}).
  */
 public final class DemoRun {
 
@@ -39,13 +41,14 @@ public final class DemoRun {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     /**
-     * Starts {@code serve} with these options and returns it serving its metrics endpoint.
+     * Starts {@code serve} with these options and these environment variables added, and returns it
+     * serving its metrics endpoint.
      *
      * @throws ServeFailure when it ends or fails before serving
      */
     @FunctionalInterface
     public interface ServeStarter {
-        RunningServe start(List<String> serveOptions) throws IOException;
+        RunningServe start(List<String> serveOptions, Map<String, String> env) throws IOException;
     }
 
     /** {@code serve}, started as a process of its own. */
@@ -67,17 +70,22 @@ public final class DemoRun {
         void close();
     }
 
-    private record HttpAnswer(int status, String body) {}
+    record HttpAnswer(int status, String body) {}
 
     private final PrintWriter out;
     private final List<AllocationPrinter> printers;
     private final ServeStarter serve;
+    private final DraDemoPart dra;
 
-    /** @param serve how the demo starts its plugin side */
-    public DemoRun(PrintWriter out, List<AllocationPrinter> printers, ServeStarter serve) {
+    /**
+     * @param serve how the demo starts its plugin side
+     * @param dra   what follows the device-plugin part: the DRA path, or one line why not
+     */
+    public DemoRun(PrintWriter out, List<AllocationPrinter> printers, ServeStarter serve, DraDemoPart dra) {
         this.out = out;
         this.printers = List.copyOf(printers);
         this.serve = serve;
+        this.dra = dra;
     }
 
     /**
@@ -124,18 +132,20 @@ public final class DemoRun {
                 + " (in this process); starting serve against it as a process of its own, as on a node:");
         out.println("   serve " + String.join(" ", options));
         out.flush();
+        Optional<String> allocated;
         try (KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
-            try (RunningServe serving = serve.start(options)) {
+            try (RunningServe serving = serve.start(options, Map.of())) {
                 out.println("   serve runs as process " + serving.pid());
                 awaitRegistrations(kubelet, names, serving);
                 printRegistrations(kubelet, names);
                 printEndpoints(serving.metricsPort());
-                printAllocations(kubelet, resources);
+                allocated = printAllocations(kubelet, resources);
             }
             out.println();
             out.println("== Shut down: final empty device lists sent, plugin sockets removed"
                     + (onlyKubeletSocketLeft(pluginDir) ? "" : " (some sockets are still there!)"));
         }
+        dra.run(new DraDemoPart.Setting(out, node, workDir, serve, allocated));
         out.flush();
     }
 
@@ -198,7 +208,7 @@ public final class DemoRun {
     }
 
     /** One request on a connection of its own, closed after it. */
-    private static HttpAnswer get(int port, String path) throws IOException {
+    static HttpAnswer get(int port, String path) throws IOException {
         HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + path).toURL().openConnection();
         try {
             c.setConnectTimeout((int) WAIT.toMillis());
@@ -213,7 +223,9 @@ public final class DemoRun {
         }
     }
 
-    private void printAllocations(KubeletSimulator kubelet, List<DesiredResource> resources) {
+    /** Returns the first device handed out, which the DRA part claims too. */
+    private Optional<String> printAllocations(KubeletSimulator kubelet, List<DesiredResource> resources) {
+        Optional<String> first = Optional.empty();
         out.println();
         out.println("== One allocation per resource, as the kubelet asks: GetPreferredAllocation(1), then Allocate");
         for (DesiredResource r : resources) {
@@ -229,6 +241,8 @@ public final class DemoRun {
             out.println("  " + name + ": preferred " + String.join(",", preferred));
             DemoAllocation allocation = new DemoAllocation(r.name(), r.kind(), preferred, response);
             for (AllocationPrinter p : printers) p.print(allocation, out);
+            if (first.isEmpty()) first = Optional.of(preferred.getFirst());
         }
+        return first;
     }
 }

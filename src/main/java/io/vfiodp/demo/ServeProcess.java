@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -59,7 +60,7 @@ public final class ServeProcess implements DemoRun.RunningServe {
      *                for an error only
      */
     public static DemoRun.ServeStarter starter(List<String> javaOptions, Optional<PrintWriter> forward, String mainClass) {
-        return serveOptions -> start(command(javaOptions, serveOptions, mainClass), forward);
+        return (serveOptions, env) -> start(command(javaOptions, serveOptions, mainClass), env, forward);
     }
 
     private static List<String> command(List<String> javaOptions, List<String> serveOptions, String mainClass) throws IOException {
@@ -67,27 +68,30 @@ public final class ServeProcess implements DemoRun.RunningServe {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(javaOptions);
         String classPath = System.getProperty("java.class.path");
+        String first = classPath.split(File.pathSeparator, 2)[0];
         // From the jar, as the image's launcher runs it: -jar, whose manifest enables native access
         // for netty and JNA, and the jar's path as this JVM got it, which an AOT cache made by the
-        // plugin process checks again when the launcher starts serve.
-        command.addAll(isThisJar(classPath, mainClass) ? List.of("-jar", classPath) : List.of("-cp", classPath, mainClass));
+        // plugin process checks again when the launcher starts serve. The jar alone: what follows it
+        // (bin/vfio-device-plugin's demo-lib, the demo's mock API server) is the demo's, not serve's.
+        command.addAll(isThisJar(first, mainClass) ? List.of("-jar", first) : List.of("-cp", classPath, mainClass));
         command.add("serve");
         command.addAll(serveOptions);
         return command;
     }
 
     private static boolean isThisJar(String classPath, String mainClass) throws IOException {
-        if (classPath.contains(File.pathSeparator) || !classPath.endsWith(".jar") || !Files.isRegularFile(Path.of(classPath))) return false;
+        if (!classPath.endsWith(".jar") || !Files.isRegularFile(Path.of(classPath))) return false;
         try (JarFile jar = new JarFile(classPath)) {
             Manifest manifest = jar.getManifest();
             return manifest != null && mainClass.equals(manifest.getMainAttributes().getValue(Attributes.Name.MAIN_CLASS));
         }
     }
 
-    /** Starts {@code command} and returns once it logs its metrics address. */
-    static ServeProcess start(List<String> command, Optional<PrintWriter> forward) throws IOException {
+    /** Starts {@code command} with {@code env} added to the environment and returns once it logs its metrics address. */
+    static ServeProcess start(List<String> command, Map<String, String> env, Optional<PrintWriter> forward) throws IOException {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectInput(new File("/dev/null"));
         builder.environment().keySet().removeIf(ServeProcess::isNodeSetting);
+        builder.environment().putAll(env);
         ServeProcess serve = new ServeProcess(builder.start(), forward);
         serve.awaitMetricsPort();
         return serve;
@@ -98,7 +102,8 @@ public final class ServeProcess implements DemoRun.RunningServe {
      * a DaemonSet's {@code VFIO_DP_*} defaults and JVM options, a cluster's kubeconfig or node name.
      */
     static boolean isNodeSetting(String name) {
-        return name.startsWith("VFIO_DP_") || name.equals("KUBECONFIG") || name.equals("NODE_NAME") || name.equals("JDK_JAVA_OPTIONS");
+        return name.startsWith("VFIO_DP_") || name.equals("KUBECONFIG") || name.equals("KUBERNETES_MASTER") || name.equals("NODE_NAME")
+                || name.equals("JDK_JAVA_OPTIONS");
     }
 
     private void read(Optional<PrintWriter> forward) {

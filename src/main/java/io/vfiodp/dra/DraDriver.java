@@ -12,17 +12,17 @@ import io.vfiodp.dra.kubelet.NodeServiceV1;
 import io.vfiodp.dra.kubelet.NodeServiceV1beta1;
 import io.vfiodp.dra.kubelet.PluginSockets;
 import io.vfiodp.dra.kubelet.RegistrationService;
-import io.vfiodp.dra.kubelet.SocketDirWatch;
 import io.vfiodp.dra.slices.SlicePublisher;
 import io.vfiodp.node.TargetState;
-import io.vfiodp.policy.Health;
+import io.vfiodp.triggers.DirectoryWatch;
+import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -32,10 +32,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * KEP-5304 metadata files, and publishes the node's DRA devices as ResourceSlices.
  *
  * <p>Fed like the device-plugin side: {@link #apply} with each new node state (its
- * {@link TargetState#dra()} part is what DRA offers), {@link #reportHealth} with each monitor's
- * verdict, {@link #requestCheck} on any hint. All calls only enqueue work and may come from any
- * thread. Threads, all daemon: {@value DriverLoop#THREAD_NAME}, {@value #GRPC_THREAD}-*,
- * {@value #RPC_THREAD}, {@value SocketDirWatch#THREAD_NAME}, {@code vfio-dra-slices}.
+ * {@link TargetState#dra()} part is what DRA offers, health included), {@link #requestCheck} on any
+ * hint. Both only enqueue work and may come from any thread. Threads, all daemon:
+ * {@value DriverLoop#THREAD_NAME}, {@value #GRPC_THREAD}-*, {@value #RPC_THREAD},
+ * {@value #REGISTRY_WATCH_THREAD}, {@value #PLUGIN_WATCH_THREAD}, {@code vfio-dra-slices}.
  * {@link #close()} ends them all and removes both sockets; the checkpoint, prepared claims' files
  * and the published slices stay (the kubelet may still unprepare, the next start goes on).
  */
@@ -43,80 +43,80 @@ public final class DraDriver implements AutoCloseable {
 
     static final String GRPC_THREAD = "vfio-dra-grpc";
     static final String RPC_THREAD = "vfio-dra-rpc";
+    static final String REGISTRY_WATCH_THREAD = "vfio-dra-registry-watch";
+    static final String PLUGIN_WATCH_THREAD = "vfio-dra-plugin-watch";
 
     private final DriverLoop loop;
     private final SlicePublisher slices;
-    private final SocketDirWatch watch;
+    private final List<DirectoryWatch> watches;
     private final EpollEventLoopGroup group;
-    private final ExecutorService rpc;
+    private final Worker rpc;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private DraDriver(DriverLoop loop, SlicePublisher slices, SocketDirWatch watch, EpollEventLoopGroup group, ExecutorService rpc) {
+    private DraDriver(DriverLoop loop, SlicePublisher slices, List<DirectoryWatch> watches, EpollEventLoopGroup group, Worker rpc) {
         this.loop = loop;
         this.slices = slices;
-        this.watch = watch;
+        // filled by start() after construction, so that a failure there closes what was started
+        this.watches = watches;
         this.group = group;
         this.rpc = rpc;
     }
 
     public static DraDriver start(DraSettings settings, KubernetesClient client) throws IOException {
-        return start(settings, client, Clock.systemUTC());
+        return start(settings, client, Clock.systemUTC(), DraListener.NONE);
     }
 
     /**
      * Opens the checkpoint (fails, naming it, when it is unreadable), then serves. Nothing is
      * offered until the first {@link #apply}.
      *
-     * @param clock the time health verdicts are stamped with
+     * @param clock    the time health verdicts are stamped with
+     * @param listener told of health changes and failed prepares
+     * @throws IOException when the checkpoint is unreadable or neither the registry directory nor its parent can be watched
      */
-    public static DraDriver start(DraSettings settings, KubernetesClient client, Clock clock) throws IOException {
+    public static DraDriver start(DraSettings settings, KubernetesClient client, Clock clock, DraListener listener) throws IOException {
         Files.createDirectories(settings.pluginDir());
         ClaimFiles files = new ClaimFiles(settings.driverName(), settings.pluginDir(), settings.cdiDir());
         ClaimBook book = ClaimBook.open(new Checkpoint(settings.pluginDir(), settings.driverName()), files, settings.driverName(),
                 settings.nodeName());
         EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory(GRPC_THREAD, true));
-        ExecutorService rpc = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, RPC_THREAD);
-            t.setDaemon(true);
-            return t;
-        });
+        Worker rpc = Worker.start(RPC_THREAD);
         SlicePublisher slices = new SlicePublisher(client, settings.driverName(), settings.nodeName(), settings.sliceResync(), settings.backoff());
         HealthService health = new HealthService();
         ClaimSource source = new ClaimSource(client);
-        DriverLoop loop = new DriverLoop(l -> {
+        DriverLoop loop = new DriverLoop(settings.driverName(), l -> {
             NodeServiceV1 v1 = new NodeServiceV1(new KubeletClaims(l, source, files));
             RegistrationService registration = new RegistrationService(settings.driverName(), settings.draSocket(), l::registered);
             return new PluginSockets(settings.draSocket(), List.of(v1, new NodeServiceV1beta1(v1), health), health::closeStreams,
                     settings.registrationSocket(), registration, group, rpc, settings.backoff());
-        }, book, slices, health, new HealthList(settings.nodeName(), clock));
-        SocketDirWatch watch;
+        }, book, slices, health, new HealthList(settings.nodeName(), clock), listener);
+        List<DirectoryWatch> watches = new ArrayList<>();
+        DraDriver driver = new DraDriver(loop, slices, watches, group, rpc);
         try {
-            watch = SocketDirWatch.start(List.of(settings.registryDir(), settings.pluginDir()), loop::requestCheck);
+            // a socket of ours deleted (a kubelet reinstall, a wiped directory) is served again at once, not at the next check
+            watches.add(watch(settings.registryDir(), "DRA plugin registry dir", REGISTRY_WATCH_THREAD, loop));
+            if (!settings.pluginDir().equals(settings.registryDir())) {
+                watches.add(watch(settings.pluginDir(), "DRA plugin dir", PLUGIN_WATCH_THREAD, loop));
+            }
         } catch (IOException e) {
-            loop.close();
-            slices.close();
-            rpc.shutdownNow();
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            driver.close();
             throw e;
         }
-        loop.every(settings.safetyCheck().toMillis(), loop::requestCheck);
-        loop.every(settings.healthHeartbeat().toMillis(), loop::heartbeat);
+        loop.every(settings.safetyCheck(), loop::requestCheck);
+        loop.every(settings.healthHeartbeat(), loop::heartbeat);
         loop.requestCheck();
-        return new DraDriver(loop, slices, watch, group, rpc);
+        return driver;
+    }
+
+    private static DirectoryWatch watch(Path dir, String what, String thread, DriverLoop loop) throws IOException {
+        return DirectoryWatch.start(dir, what, thread, change -> {
+            if (!(change instanceof DirectoryWatch.Change.Entries e) || e.any(name -> name.endsWith(".sock"))) loop.requestCheck();
+        });
     }
 
     /** Offer {@code state.dra()} from now on. */
     public void apply(TargetState state) {
         loop.apply(state);
-    }
-
-    /**
-     * A monitor's health verdict for a device (PCI address or mdev UUID), laid over the policy's: an
-     * Unhealthy device leaves the ResourceSlices and is reported Unhealthy on the health stream until
-     * the same monitor reports it Healthy. Devices the device plugins serve are ignored here.
-     */
-    public void reportHealth(String deviceId, Health health) {
-        loop.reportHealth(deviceId, health);
     }
 
     /** Look at the sockets again; cheap and coalesced. */
@@ -136,12 +136,11 @@ public final class DraDriver implements AutoCloseable {
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
-        watch.close();
+        watches.forEach(DirectoryWatch::close);
         loop.close();
         slices.close();
-        rpc.shutdownNow();
+        rpc.close();
         try {
-            rpc.awaitTermination(2, TimeUnit.SECONDS);
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(3, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

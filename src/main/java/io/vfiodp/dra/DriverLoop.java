@@ -6,54 +6,58 @@ import io.vfiodp.dra.kubelet.PluginSockets;
 import io.vfiodp.dra.slices.SliceLayout;
 import io.vfiodp.dra.slices.SlicePublisher;
 import io.vfiodp.node.TargetState;
-import io.vfiodp.policy.Health;
+import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.drahealth.v1alpha1.NodeWatchResourcesResponse;
 import io.vfiodp.proto.pluginregistration.v1.RegistrationStatus;
-import java.util.HashMap;
+import io.vfiodp.triggers.CoalescingTrigger;
+import io.vfiodp.triggers.Worker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The only place that changes the driver's state: the node state and health reports, the view
- * built from them, the sockets, the prepared claims, and what goes to the slice publisher and the
- * health streams. Everything runs on one thread ({@value #THREAD_NAME}); a pass is level-triggered
- * like the device-plugin side's reconcile loop: it compares what should be with what is and fixes
- * the difference, so triggers (a file event, a timer, a registration) carry no payload.
+ * The only place that changes the driver's state: the node state, the view built from it, the
+ * sockets, the prepared claims, and what goes to the slice publisher, the health streams and the
+ * listener. Everything runs on one {@link Worker} ({@value #THREAD_NAME}); a pass is
+ * level-triggered like the device-plugin side's reconcile loop: it compares what should be with
+ * what is and fixes the difference, so triggers (a file event, a timer, a registration) carry no
+ * payload and are coalesced.
  */
 final class DriverLoop {
 
     static final String THREAD_NAME = "vfio-dra";
+    /** Stopping both servers takes up to 2 s each (a graceful shutdown, then a forced one). */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.dra");
 
-    private final ScheduledThreadPoolExecutor thread;
+    private final String driver;
+    private final Worker thread;
+    private final CoalescingTrigger checkSoon;
     private final PluginSockets sockets;
     private final ClaimBook book;
     private final SlicePublisher slices;
     private final HealthService health;
     private final HealthList healthList;
-    private final AtomicBoolean passQueued = new AtomicBoolean();
+    private final DraListener listener;
 
     // Read by other threads, written by this one.
     private volatile DriverView view = DriverView.EMPTY;
-    private volatile List<String> preparedUids = List.of();
+    private volatile List<String> preparedUids;
 
     // Confined to the loop thread.
     private TargetState target = TargetState.EMPTY;
     // Until the first state arrives, publishing would wipe the slices a previous run left (and a restart changes nothing).
     private boolean applied;
-    private final Map<String, Health> healthReports = new HashMap<>();
     private boolean viewStale;
     private List<List<SliceLayout.Entry>> publishedLayout;
     private NodeWatchResourcesResponse lastHealth;
@@ -62,24 +66,23 @@ final class DriverLoop {
     private boolean closed;
 
     /** @param sockets makes the servers, whose services hand their work to this loop */
-    DriverLoop(Function<DriverLoop, PluginSockets> sockets, ClaimBook book, SlicePublisher slices, HealthService health, HealthList healthList) {
-        this.sockets = sockets.apply(this);
+    DriverLoop(String driver, Function<DriverLoop, PluginSockets> sockets, ClaimBook book, SlicePublisher slices, HealthService health,
+               HealthList healthList, DraListener listener) {
+        this.driver = driver;
         this.book = book;
         this.slices = slices;
         this.health = health;
         this.healthList = healthList;
+        this.listener = listener;
         this.preparedUids = List.copyOf(book.claims().keySet());
-        this.thread = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, THREAD_NAME);
-            t.setDaemon(true);
-            return t;
-        });
-        thread.setRemoveOnCancelPolicy(true);
-        thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.thread = Worker.start(THREAD_NAME);
+        this.checkSoon = new CoalescingTrigger(thread, guarded(this::pass));
+        this.sockets = sockets.apply(this);
     }
 
-    void every(long periodMillis, Runnable task) {
-        thread.scheduleWithFixedDelay(() -> enqueue(task), periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+    /** Runs {@code task} on the loop thread every {@code period}. */
+    void every(Duration period, Runnable task) {
+        thread.every(period, guarded(task));
     }
 
     DriverView view() {
@@ -88,6 +91,10 @@ final class DriverLoop {
 
     boolean isPrepared(String uid) {
         return preparedUids.contains(uid);
+    }
+
+    DraListener listener() {
+        return listener;
     }
 
     void apply(TargetState next) {
@@ -101,16 +108,9 @@ final class DriverLoop {
         });
     }
 
-    void reportHealth(String deviceId, Health h) {
-        enqueue(() -> {
-            Health before = h.isHealthy() ? healthReports.remove(deviceId) : healthReports.put(deviceId, h);
-            if (!h.equals(before == null ? Health.HEALTHY : before)) viewStale = true;
-            pass();
-        });
-    }
-
+    /** Look at the sockets again; cheap and coalesced, call it on any hint. */
     void requestCheck() {
-        if (passQueued.compareAndSet(false, true) && !enqueue(this::pass)) passQueued.set(false);
+        checkSoon.fire();
     }
 
     void registered(RegistrationStatus status) {
@@ -132,12 +132,37 @@ final class DriverLoop {
 
     /** Runs {@code work} with the claim book on the loop thread; the result also updates what other threads read. */
     <T> CompletableFuture<T> withBook(BiFunction<ClaimBook, DriverView, T> work) {
+        return onLoop(() -> {
+            try {
+                return work.apply(book, view);
+            } finally {
+                preparedUids = List.copyOf(book.claims().keySet());
+            }
+        });
+    }
+
+    CompletableFuture<DraStatus> status() {
+        return onLoop(() -> {
+            Map<ResourceName, int[]> counts = new LinkedHashMap<>();
+            for (DraDevice d : view.devices().values()) {
+                int[] c = counts.computeIfAbsent(d.resource(), r -> new int[2]);
+                c[0]++;
+                if (d.healthy()) c[1]++;
+            }
+            List<DraStatus.Resource> resources = new ArrayList<>();
+            counts.forEach((name, c) -> resources.add(new DraStatus.Resource(name, c[0], c[1])));
+            SlicePublisher.Published p = slices.published();
+            return new DraStatus(driver, sockets.serving(), registered, resources, book.claims().size(), p.generation(), p.problem());
+        });
+    }
+
+    private <T> CompletableFuture<T> onLoop(Supplier<T> work) {
         CompletableFuture<T> f = new CompletableFuture<>();
         if (!enqueue(() -> {
             try {
-                f.complete(work.apply(book, view));
-            } finally {
-                preparedUids = List.copyOf(book.claims().keySet());
+                f.complete(work.get());
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e);
             }
         })) {
             f.completeExceptionally(new IllegalStateException("the DRA driver is shutting down"));
@@ -145,47 +170,42 @@ final class DriverLoop {
         return f;
     }
 
-    CompletableFuture<DraStatus> status() {
-        CompletableFuture<DraStatus> f = new CompletableFuture<>();
-        if (!enqueue(() -> {
-            SlicePublisher.Published p = slices.published();
-            int healthy = (int) view.devices().values().stream().filter(DraDevice::healthy).count();
-            f.complete(new DraStatus(sockets.serving(), registered, view.devices().size(), healthy, book.claims().size(), p.generation(), p.problem()));
-        })) {
-            f.completeExceptionally(new IllegalStateException("the DRA driver is shutting down"));
-        }
-        return f;
+    private boolean enqueue(Runnable task) {
+        return thread.offer(guarded(task));
     }
 
-    private boolean enqueue(Runnable task) {
-        try {
-            thread.execute(() -> {
-                if (closed) return;
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    log.error("DRA step failed; state is kept and retried at the next check", e);
-                }
-            });
-            return true;
-        } catch (RejectedExecutionException e) {
-            return false;
-        }
+    private Runnable guarded(Runnable task) {
+        return () -> {
+            if (closed) return;
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.error("DRA step failed; state is kept and retried at the next check", e);
+            }
+        };
     }
 
     private void pass() {
-        passQueued.set(false);
         long now = System.nanoTime();
         sockets.ensure(now);
         if (viewStale) {
-            view = DriverView.of(target, healthReports);
+            DriverView next = DriverView.of(target);
+            reportHealthChanges(view, next);
+            view = next;
             viewStale = false;
         }
         if (applied) publish();
         if (wakeUp != null) wakeUp.cancel(false);
-        wakeUp = sockets.nextAttempt()
-                .map(at -> thread.schedule(this::requestCheck, Math.max(0, at - now), TimeUnit.NANOSECONDS))
-                .orElse(null);
+        wakeUp = sockets.nextAttempt().map(at -> thread.schedule(this::requestCheck, Duration.ofNanos(at - now))).orElse(null);
+    }
+
+    private void reportHealthChanges(DriverView before, DriverView after) {
+        for (DraDevice d : after.devices().values()) {
+            DraDevice was = before.devices().get(d.name());
+            if (was != null && !was.device().health().equals(d.device().health())) {
+                listener.healthChanged(d.resource(), d.device().id(), was.device().health(), d.device().health());
+            }
+        }
     }
 
     private void publish() {
@@ -203,21 +223,11 @@ final class DriverLoop {
 
     /** Ends the streams, stops both servers (removing their sockets) and the thread. Idempotent. */
     void close() {
-        try {
-            thread.submit((Callable<Void>) () -> {
-                closed = true;
-                if (wakeUp != null) wakeUp.cancel(false);
-                sockets.close();
-                return null;
-            }).get(5, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            log.warn("DRA: shutdown of the servers did not finish cleanly: {}", e.toString());
-        }
-        thread.shutdownNow();
-        try {
-            thread.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        thread.closeAfter(() -> {
+            if (closed) return;
+            closed = true;
+            if (wakeUp != null) wakeUp.cancel(false);
+            sockets.close();
+        }, CLOSE_WAIT);
     }
 }

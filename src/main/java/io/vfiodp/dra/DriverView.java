@@ -4,16 +4,14 @@ import io.vfiodp.host.DevNodes;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.ExposedDevice;
-import io.vfiodp.policy.Health;
 import java.util.Collections;
-import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * The devices this node offers through DRA right now, by pool device name, health reports laid
- * over the policy's verdict: an immutable snapshot that gRPC handlers and the slice publisher read.
+ * The devices this node offers through DRA right now, by pool device name, with the health the
+ * scan and policy gave them: an immutable snapshot that gRPC handlers and the slice publisher read.
  */
 public record DriverView(SortedMap<String, DraDevice> devices, DevNodes devNodes) {
 
@@ -23,20 +21,14 @@ public record DriverView(SortedMap<String, DraDevice> devices, DevNodes devNodes
         devices = Collections.unmodifiableSortedMap(new TreeMap<>(devices));
     }
 
-    /**
-     * The view of {@code target}'s DRA part. A monitor's Unhealthy report (keyed by device ID, as
-     * the device-plugin side keys them) takes a device out of service; it cannot make a device
-     * healthy that the policy marked unhealthy.
-     */
-    public static DriverView of(TargetState target, Map<String, Health> healthReports) {
+    /** The view of {@code target}'s DRA part. */
+    public static DriverView of(TargetState target) {
         SortedMap<String, DraDevice> devices = new TreeMap<>();
         for (DesiredResource r : target.dra().resources().resources().values()) {
             for (ExposedDevice d : r.devices()) {
-                Health reported = healthReports.get(d.id());
-                ExposedDevice served = reported != null && d.health().isHealthy() ? d.withHealth(reported) : d;
                 var profile = target.dra().profiles().get(d.id());
                 String name = DeviceNames.of(d);
-                devices.put(name, new DraDevice(name, served, r.name(), profile, DeviceAttributes.of(d, r.name(), profile)));
+                devices.put(name, new DraDevice(name, d, r.name(), profile, DeviceAttributes.of(d, r.name(), profile)));
             }
         }
         return new DriverView(devices, target.devNodes());

@@ -54,7 +54,7 @@ final class KubeletClaims implements ClaimHandler {
         for (Claim c : request.getClaimsList()) {
             Optional<String> bad = malformed(c);
             if (bad.isPresent()) {
-                out.putClaims(c.getUid(), NodePrepareResourceResponse.newBuilder().setError(bad.get()).build());
+                out.putClaims(c.getUid(), failed(bad.get()));
                 continue;
             }
             Optional<ClaimSource.Fetched> fetched = loop.isPrepared(c.getUid()) ? Optional.empty() : Optional.of(source.fetch(c.getNamespace(), c.getName()));
@@ -66,7 +66,7 @@ final class KubeletClaims implements ClaimHandler {
             answers = loop.withBook((book, view) -> book.prepare(requests, view)).get(LOOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             for (ClaimBook.Request r : requests) {
-                out.putClaims(r.uid(), NodePrepareResourceResponse.newBuilder().setError("the DRA driver could not prepare the claim: " + e).build());
+                out.putClaims(r.uid(), failed("the DRA driver could not prepare the claim: " + e));
             }
             return out.build();
         } catch (InterruptedException e) {
@@ -74,7 +74,7 @@ final class KubeletClaims implements ClaimHandler {
             throw new IllegalStateException("interrupted", e);
         }
         answers.forEach((uid, a) -> out.putClaims(uid, switch (a) {
-            case ClaimBook.Failed f -> NodePrepareResourceResponse.newBuilder().setError(f.reason()).build();
+            case ClaimBook.Failed f -> failed(f.reason());
             case ClaimBook.Prepared p -> {
                 NodePrepareResourceResponse.Builder b = NodePrepareResourceResponse.newBuilder();
                 for (ClaimFiles.CdiDevices d : files.cdiDevices(p.claim())) {
@@ -112,6 +112,12 @@ final class KubeletClaims implements ClaimHandler {
         }
         answers.forEach((uid, error) -> out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error.orElse("")).build()));
         return out.build();
+    }
+
+    /** The kubelet's answer for a claim that cannot be prepared; counted. */
+    private NodePrepareResourceResponse failed(String reason) {
+        loop.listener().prepareFailed(reason);
+        return NodePrepareResourceResponse.newBuilder().setError(reason).build();
     }
 
     /** A claim reference no API object can have: answered at once, and its names never reach a file path. */

@@ -1,15 +1,18 @@
 package io.vfiodp.kube;
 
+import io.vfiodp.dra.DraListener;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
 
 /**
  * Turns device health transitions into Events on the Node, so {@code kubectl describe node}
- * tells why a GPU stopped being allocatable. The sink must not block (the reconcile thread calls
- * this); {@code NodeEventRecorder} queues, rate-limits and drops instead.
+ * tells why a GPU stopped being allocatable: those of the device plugins and those of the DRA
+ * driver alike (a resource is served one way only, so its name says which). The sink must not
+ * block (the reconcile and DRA threads call this); {@code NodeEventRecorder} queues, rate-limits
+ * and drops instead.
  */
-public final class HealthEvents implements PluginListener {
+public final class HealthEvents implements PluginListener, DraListener {
 
     static final String UNHEALTHY = "VfioDeviceUnhealthy";
     static final String HEALTHY = "VfioDeviceHealthy";

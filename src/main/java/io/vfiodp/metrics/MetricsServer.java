@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vfiodp.dra.DraStatus;
 import io.vfiodp.plugin.ResourceStatus;
 import io.vfiodp.triggers.Worker;
 import java.io.ByteArrayOutputStream;
@@ -12,6 +13,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -24,9 +26,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * HTTP endpoints for Prometheus and the kubelet's probes, on the JDK's own HTTP server:
- * {@code /metrics} (text format), {@code /healthz} (the reconcile loop answers a status request
- * within {@code answerWithin}: a wedged loop fails liveness even though the process is up) and
- * {@code /readyz} (every served resource is registered with the kubelet).
+ * {@code /metrics} (text format), {@code /healthz} (the reconcile loop, and the DRA driver when it
+ * runs, answer a status request within {@code answerWithin}: a wedged loop fails liveness even
+ * though the process is up) and {@code /readyz} (every served resource, and the DRA driver, is
+ * registered with the kubelet).
  */
 public final class MetricsServer implements AutoCloseable {
 
@@ -38,26 +41,40 @@ public final class MetricsServer implements AutoCloseable {
     private final PrometheusRegistry registry;
     private final ServingMetrics metrics;
     private final Supplier<CompletableFuture<List<ResourceStatus>>> status;
+    private final Optional<Supplier<CompletableFuture<DraStatus>>> draStatus;
     private final Duration answerWithin;
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
 
+    /** The answers of both loops; the DRA driver's only when it runs. */
+    private record Standing(List<ResourceStatus> resources, Optional<DraStatus> dra) {}
+
     private MetricsServer(HttpServer server, Worker executor, PrometheusRegistry registry, ServingMetrics metrics,
-                          Supplier<CompletableFuture<List<ResourceStatus>>> status, Duration answerWithin) {
+                          Supplier<CompletableFuture<List<ResourceStatus>>> status, Optional<Supplier<CompletableFuture<DraStatus>>> draStatus,
+                          Duration answerWithin) {
         this.server = server;
         this.executor = executor;
         this.registry = registry;
         this.metrics = metrics;
         this.status = status;
+        this.draStatus = draStatus;
         this.answerWithin = answerWithin;
+    }
+
+    /** As the longer {@code start}, without a DRA driver. */
+    public static MetricsServer start(InetSocketAddress address, PrometheusRegistry registry, ServingMetrics metrics,
+                                      Supplier<CompletableFuture<List<ResourceStatus>>> status, Duration answerWithin) throws IOException {
+        return start(address, registry, metrics, status, Optional.empty(), answerWithin);
     }
 
     /**
      * Binds {@code address} and serves.
      *
-     * @param status the reconcile loop's status request ({@code ReconcileLoop::status})
+     * @param status    the reconcile loop's status request ({@code ReconcileLoop::status})
+     * @param draStatus the DRA driver's ({@code DraDriver::status}), when it runs
      */
     public static MetricsServer start(InetSocketAddress address, PrometheusRegistry registry, ServingMetrics metrics,
-                                      Supplier<CompletableFuture<List<ResourceStatus>>> status, Duration answerWithin) throws IOException {
+                                      Supplier<CompletableFuture<List<ResourceStatus>>> status,
+                                      Optional<Supplier<CompletableFuture<DraStatus>>> draStatus, Duration answerWithin) throws IOException {
         HttpServer server;
         try {
             server = HttpServer.create(address, 16);
@@ -65,7 +82,7 @@ public final class MetricsServer implements AutoCloseable {
             throw new IOException("cannot serve metrics on " + address + ": " + e.getMessage(), e);
         }
         Worker executor = Worker.start(THREAD_NAME);
-        MetricsServer ms = new MetricsServer(server, executor, registry, metrics, status, answerWithin);
+        MetricsServer ms = new MetricsServer(server, executor, registry, metrics, status, draStatus, answerWithin);
         server.createContext("/metrics", ms::metrics);
         server.createContext("/healthz", ms::healthz);
         server.createContext("/readyz", ms::readyz);
@@ -80,9 +97,16 @@ public final class MetricsServer implements AutoCloseable {
         return server.getAddress().getPort();
     }
 
-    private Optional<List<ResourceStatus>> loopStatus() {
+    /** Both loops' answers, or empty when one did not answer within {@code answerWithin}. */
+    private Optional<Standing> standing() {
+        long deadline = System.nanoTime() + answerWithin.toNanos();
         try {
-            return Optional.of(status.get().get(answerWithin.toMillis(), TimeUnit.MILLISECONDS));
+            CompletableFuture<List<ResourceStatus>> resources = status.get();
+            Optional<CompletableFuture<DraStatus>> dra = draStatus.map(Supplier::get);
+            List<ResourceStatus> r = resources.get(answerWithin.toNanos(), TimeUnit.NANOSECONDS);
+            Optional<DraStatus> d = Optional.empty();
+            if (dra.isPresent()) d = Optional.of(dra.get().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+            return Optional.of(new Standing(r, d));
         } catch (TimeoutException | ExecutionException e) {
             return Optional.empty();
         } catch (InterruptedException e) {
@@ -91,8 +115,15 @@ public final class MetricsServer implements AutoCloseable {
         }
     }
 
+    private String loops() {
+        return draStatus.isPresent() ? "reconcile loop and DRA driver" : "reconcile loop";
+    }
+
     private void metrics(HttpExchange exchange) throws IOException {
-        loopStatus().ifPresent(metrics::resources);
+        standing().ifPresent(s -> {
+            metrics.resources(s.resources());
+            s.dra().ifPresent(metrics::dra);
+        });
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         writer.write(body, registry.scrape());
         respond(exchange, 200, writer.getContentType(), body.toByteArray());
@@ -100,23 +131,25 @@ public final class MetricsServer implements AutoCloseable {
 
     private void healthz(HttpExchange exchange) throws IOException {
         long start = System.nanoTime();
-        Optional<List<ResourceStatus>> s = loopStatus();
+        Optional<Standing> s = standing();
         if (s.isPresent()) {
-            text(exchange, 200, "ok: reconcile loop answered in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms\n");
+            text(exchange, 200, "ok: " + loops() + " answered in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms\n");
         } else {
-            text(exchange, 503, "reconcile loop did not answer within " + answerWithin.toMillis() + " ms\n");
+            text(exchange, 503, loops() + " did not answer within " + answerWithin.toMillis() + " ms\n");
         }
     }
 
     private void readyz(HttpExchange exchange) throws IOException {
-        Optional<List<ResourceStatus>> s = loopStatus();
+        Optional<Standing> s = standing();
         if (s.isEmpty()) {
-            text(exchange, 503, "reconcile loop did not answer within " + answerWithin.toMillis() + " ms\n");
+            text(exchange, 503, loops() + " did not answer within " + answerWithin.toMillis() + " ms\n");
             return;
         }
-        List<String> waiting = s.get().stream().filter(r -> !r.registered()).map(r -> r.name().value()).toList();
+        List<String> waiting = new ArrayList<>(s.get().resources().stream().filter(r -> !r.registered()).map(r -> r.name().value()).toList());
+        if (s.get().dra().isPresent() && !s.get().dra().get().isRegistered()) waiting.add("the DRA driver");
         if (waiting.isEmpty()) {
-            text(exchange, 200, "ready: " + s.get().size() + " resource(s) registered with the kubelet\n");
+            text(exchange, 200, "ready: " + s.get().resources().size() + " resource(s)" + (s.get().dra().isPresent() ? " and the DRA driver" : "")
+                    + " registered with the kubelet\n");
         } else {
             text(exchange, 503, "not registered with the kubelet: " + String.join(", ", waiting) + "\n");
         }

@@ -4,6 +4,8 @@ import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vfiodp.dra.DraListener;
+import io.vfiodp.dra.DraStatus;
 import io.vfiodp.host.VfioAvailability;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.plugin.ResourceStatus;
@@ -45,6 +47,11 @@ public final class ServingMetrics implements PluginListener {
     private final Gauge configEntryErrors;
     private final Gauge kubevirtCrReadable;
     private final Gauge vgpuLayoutState;
+    private final Gauge draDevices;
+    private final Gauge draRegistered;
+    private final Gauge draPreparedClaims;
+    private final Gauge draSlicesPublished;
+    private final Counter draPrepareErrors;
 
     public ServingMetrics(PrometheusRegistry registry, String version, Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -91,6 +98,20 @@ public final class ServingMetrics implements PluginListener {
         vgpuLayoutState = Gauge.builder().name("vfio_dp_vgpu_layout_state")
                 .help("1 for the state of the last vGPU layout reconcile (pending, success, failed), 0 for the others; only with --manage-vgpus")
                 .labelNames("state").register(registry);
+        draDevices = Gauge.builder().name("vfio_dp_dra_devices")
+                .help("Devices offered through DRA, by driver, resource and health; the Unhealthy ones are not in the ResourceSlices")
+                .labelNames("driver", "resource", "health").register(registry);
+        draRegistered = Gauge.builder().name("vfio_dp_dra_registered")
+                .help("1 while the current kubelet has accepted the DRA driver's registration, 0 while it has not (yet); only with --dra-resources")
+                .labelNames("driver").register(registry);
+        draPreparedClaims = Gauge.builder().name("vfio_dp_dra_prepared_claims")
+                .help("ResourceClaims prepared on this node and not unprepared yet, by driver").labelNames("driver").register(registry);
+        draSlicesPublished = Gauge.builder().name("vfio_dp_dra_slices_published")
+                .help("1 while this node's ResourceSlices hold what the DRA driver offers, 0 while writing them fails, by driver")
+                .labelNames("driver").register(registry);
+        draPrepareErrors = Counter.builder().name("vfio_dp_dra_prepare_errors")
+                .help("ResourceClaims the kubelet asked the DRA driver to prepare and that got an error instead of devices, by driver")
+                .labelNames("driver").register(registry);
     }
 
     /** Replaces the device counts and registrations with the loop's current standing; resources gone since disappear. */
@@ -102,6 +123,37 @@ public final class ServingMetrics implements PluginListener {
             devices.labelValues(s.name().value(), "Unhealthy").set(s.devices() - s.healthy());
             registered.labelValues(s.name().value()).set(s.registered() ? 1 : 0);
         }
+    }
+
+    /** Replaces the DRA driver's device counts and standing with its current status. */
+    public synchronized void dra(DraStatus status) {
+        draDevices.clear();
+        for (DraStatus.Resource r : status.resources()) {
+            draDevices.labelValues(status.driver(), r.name().value(), "Healthy").set(r.healthy());
+            draDevices.labelValues(status.driver(), r.name().value(), "Unhealthy").set(r.devices() - r.healthy());
+        }
+        draRegistered.labelValues(status.driver()).set(status.isRegistered() ? 1 : 0);
+        draPreparedClaims.labelValues(status.driver()).set(status.preparedClaims());
+        draSlicesPublished.labelValues(status.driver()).set(status.sliceProblem().isEmpty() ? 1 : 0);
+    }
+
+    /**
+     * What DRA driver {@code driver} reports as it happens: health changes count with the device
+     * plugins' ({@code vfio_dp_health_transitions}, a resource goes one way only), failed prepares apart.
+     */
+    public DraListener draListener(String driver) {
+        draPrepareErrors.labelValues(driver);
+        return new DraListener() {
+            @Override
+            public void healthChanged(ResourceName resource, String deviceId, Health from, Health to) {
+                ServingMetrics.this.healthChanged(resource, deviceId, from, to);
+            }
+
+            @Override
+            public void prepareFailed(String reason) {
+                draPrepareErrors.labelValues(driver).inc();
+            }
+        };
     }
 
     public void scanSucceeded(double seconds) {

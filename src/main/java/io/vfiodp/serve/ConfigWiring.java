@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * Where every pass takes its configuration from, and where its problems go: with a Kubernetes API,
  * the KubeVirt CR followed live (it wins over {@code --config}, block by block, as KubeVirt's own
  * rule says) and Events on the node; without one, the {@code --config} file or the default policy,
- * problems logged and counted.
+ * problems logged and counted. With {@code --kubevirt off} and DRA, the API is there for the DRA
+ * driver: the local configuration applies, and problems and health changes still become Events.
  *
  * @param follower present while the CR is followed; its changes must be {@link KubeVirtPolicyFollower#attach attached} to the rescans
  */
@@ -36,13 +37,20 @@ record ConfigWiring(ConfigSource configs, ScanPolicySource.ProblemSink problems,
             try {
                 client = Optional.of(closer.add(KubeClients.standard()));
             } catch (RuntimeException e) {
-                // a broken kubeconfig must not keep the GPUs from being served
-                log.warn("--kubevirt auto: cannot set up a Kubernetes client ({}); serving {} only", e.getMessage(), config.localDescription());
+                // a broken kubeconfig must not keep the GPUs from being served (DRA, which cannot do without it, says so itself)
+                log.warn("cannot set up a Kubernetes client ({}); serving {} only", e.getMessage(), config.localDescription());
             }
         }
         if (client.isEmpty()) {
             return new ConfigWiring(LocalConfig.of(config.config()), new ConfigProblemReporter(Optional.empty(), metrics)::report,
                     Optional.empty(), Optional.empty(), Optional.empty());
+        }
+        if (!config.followKubeVirt()) {
+            KubernetesClient api = client.get();
+            Optional<NodeEventRecorder> events = config.nodeName().map(n -> closer.add(new NodeEventRecorder(api, n)));
+            events.ifPresent(NodeEventRecorder::start);
+            return new ConfigWiring(LocalConfig.of(config.config()), new ConfigProblemReporter(events, metrics)::report, events, client,
+                    Optional.empty());
         }
         KubeVirtPolicyFollower follower = closer.add(KubeVirtPolicyFollower.start(client.get(), config.nodeName(), config.config(), metrics,
                 ServeConfig.FIRST_CR_READING_WAIT));

@@ -8,6 +8,7 @@ import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.config.ConfigSource;
 import io.vfiodp.vgpu.VgpuLayoutStep;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -16,7 +17,9 @@ import java.util.function.LongSupplier;
  * layout in line when serve manages it, then scan and apply the policy. The scan metrics time the
  * reading and the scan, never the layout's sysfs writes. Where the scan follows kernel uevents
  * ({@link HostScans}), a pass whose layout step wrote to sysfs reads the whole host, as does
- * {@link #readFully()}: a vGPU type written to a VF sends no uevent.
+ * {@link #readFully()}: a vGPU type written to a VF sends no uevent. Every state a pass makes also
+ * goes to the DRA driver, when one runs, before the device plugins get it: the passes come one after
+ * another, so the driver sees the states in the order the device plugins do.
  */
 public final class NodePass implements NodeStateSource {
 
@@ -26,22 +29,27 @@ public final class NodePass implements NodeStateSource {
     private final ServingMetrics metrics;
     private final LongSupplier nanoTime;
     private final Optional<HostScans> scans;
+    private final Consumer<TargetState> dra;
 
     /** A pass whose scan reads everything every time. */
     public NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, ServingMetrics metrics,
                     LongSupplier nanoTime) {
-        this(configs, layout, scanPolicy, Optional.empty(), metrics, nanoTime);
+        this(configs, layout, scanPolicy, Optional.empty(), metrics, nanoTime, state -> {});
     }
 
-    /** @param scans the scans {@code scanPolicy} reads, when they may be incremental */
+    /**
+     * @param scans the scans {@code scanPolicy} reads, when they may be incremental
+     * @param dra   takes every state the pass makes (the DRA driver's {@code apply}, which only enqueues)
+     */
     public NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, Optional<HostScans> scans,
-                    ServingMetrics metrics, LongSupplier nanoTime) {
+                    ServingMetrics metrics, LongSupplier nanoTime, Consumer<TargetState> dra) {
         this.configs = configs;
         this.layout = layout;
         this.scanPolicy = scanPolicy;
         this.scans = scans;
         this.metrics = metrics;
         this.nanoTime = nanoTime;
+        this.dra = dra;
     }
 
     @Override
@@ -66,6 +74,7 @@ public final class NodePass implements NodeStateSource {
         try {
             TargetState state = scanPolicy.read(config);
             metrics.scanSucceeded(seconds(reading + nanoTime.getAsLong() - scanStart));
+            dra.accept(state);
             return state;
         } catch (RuntimeException e) {
             metrics.scanFailed(seconds(reading + nanoTime.getAsLong() - scanStart));

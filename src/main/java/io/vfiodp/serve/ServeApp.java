@@ -1,6 +1,7 @@
 package io.vfiodp.serve;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vfiodp.dra.DraDriver;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.UeventSocket;
@@ -28,9 +29,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one place {@code serve} is put together, from a {@link ServeConfig}: the configuration's
- * source (the KubeVirt CR or the local file), the vGPU layout step, the pass (configuration, layout,
- * scan, policy), the device-plugin runtime, its triggers (kernel uevents, the {@code /dev/vfio}
- * watch, the periodic full rescan) and the HTTP endpoints.
+ * source (the KubeVirt CR or the local file), the vGPU layout step, the DRA driver, the pass
+ * (configuration, layout, scan, policy), the device-plugin runtime, its triggers (kernel uevents,
+ * the {@code /dev/vfio} watch, the periodic full rescan) and the HTTP endpoints.
  * Everything started goes onto one stack and is closed in reverse order, on a failure during
  * start-up and on {@link #close()} (SIGTERM) alike.
  */
@@ -62,7 +63,7 @@ public final class ServeApp implements AutoCloseable {
         log.info("serve: sysfs {}, dev {}, device-plugin dir {}, uevents {}, metrics on {}; permitted devices from {}{}",
                 config.sysfsRoot(), config.devRoot(), config.devicePluginDir(), config.uevents(),
                 config.metricsAddress().isBlank() ? "(disabled)" : config.metricsAddress(), config.localDescription(),
-                config.kubeApi().isPresent() ? " unless the KubeVirt CR has permittedHostDevices (--kubevirt auto)" : "");
+                config.followKubeVirt() && config.kubeApi().isPresent() ? " unless the KubeVirt CR has permittedHostDevices (--kubevirt auto)" : "");
         // before waiting on the KubeVirt CR: a wrong mount should fail at once
         PluginRuntime.checkPluginDir(config.devicePluginDir());
         Optional<InetSocketAddress> metricsAt = MetricsAddress.parse(config.metricsAddress());
@@ -74,9 +75,11 @@ public final class ServeApp implements AutoCloseable {
             SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot());
             HostScans scans = new HostScans(scanner);
             ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(),
-                    vendors -> PciIds.load(config.pciIds(), vendors), Optional.of(configs.problems()));
+                    vendors -> PciIds.load(config.pciIds(), vendors), Optional.of(configs.problems()), config.dra().routing());
             Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, closer);
-            NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime);
+            Optional<DraDriver> dra = DraWiring.start(config, configs.client(), configs.events(), metrics, closer);
+            NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime,
+                    state -> dra.ifPresent(d -> d.apply(state)));
             // before the first scan: a change between that scan and the socket would be missed
             UeventWiring kernelEvents = UeventWiring.open(config, scans, uevents, closer);
 
@@ -95,7 +98,7 @@ public final class ServeApp implements AutoCloseable {
             Optional<MetricsServer> server = Optional.empty();
             if (metricsAt.isPresent()) {
                 server = Optional.of(closer.add(MetricsServer.start(metricsAt.get(), registry, metrics,
-                        runtime.loop()::status, PROBE_ANSWER_WITHIN)));
+                        runtime.loop()::status, dra.map(d -> d::status), PROBE_ANSWER_WITHIN)));
             }
             configs.follower().ifPresent(f -> f.attach(runtime::rescanNow));
             return new ServeApp(closer, runtime, server, scans);

@@ -1,5 +1,7 @@
 package io.vfiodp.serve;
 
+import io.vfiodp.dra.DraSettings;
+import io.vfiodp.policy.DraRouting;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -13,15 +15,16 @@ import java.util.Optional;
  * @param config          the {@code --config} file, else the default policy
  * @param followKubeVirt  follow the KubeVirt CR ({@code --kubevirt auto}) when an API is configured
  * @param kubeApi         where the Kubernetes API is configured ({@code in-cluster service 10.0.0.1}); empty: none is,
- *                        or {@code --kubevirt off} (the API is never used)
+ *                        or neither {@code --kubevirt auto} nor DRA asks for it (the API is never used)
  * @param metricsAddress  the HTTP endpoints' address as given ({@code [HOST]:PORT}); empty disables them
  * @param rescanInterval  the full rescan period as given ({@code --rescan-interval}); empty: {@link #rescanPeriod(boolean) the default}
  * @param uevents         whether kernel uevents are listened to
  * @param vgpu            the vGPU layout settings; {@code manage} makes serve create and remove vGPUs
+ * @param dra             which resources go through DRA, and the DRA driver's name and directories
  */
 public record ServeConfig(Path sysfsRoot, Path devRoot, Optional<Path> pciIds, Optional<Path> config, Path devicePluginDir,
                           boolean followKubeVirt, Optional<String> kubeApi, Optional<String> nodeName, Optional<Duration> rescanInterval,
-                          UeventMode uevents, String metricsAddress, Vgpu vgpu, String version) {
+                          UeventMode uevents, String metricsAddress, Vgpu vgpu, Dra dra, String version) {
 
     /** The full rescan period while no uevents arrive: every device change that leaves /dev/vfio alone waits for it. */
     public static final Duration RESCAN_WITHOUT_UEVENTS = Duration.ofSeconds(30);
@@ -46,13 +49,42 @@ public record ServeConfig(Path sysfsRoot, Path devRoot, Optional<Path> pciIds, O
         }
     }
 
+    /**
+     * @param routing     which resources go through DRA instead of the device plugins (none: DRA is off)
+     * @param driverName  the DRA driver's name: in ResourceSlices, DeviceClasses, claims and CDI kinds
+     * @param registryDir the kubelet's plugin registry directory
+     * @param pluginDir   the driver's own directory (socket, checkpoint, metadata files); empty: the kubelet's
+     *                    plugins directory's entry for {@code driverName}
+     * @param cdiDir      where container runtimes read CDI specs
+     */
+    public record Dra(DraRouting routing, String driverName, Path registryDir, Optional<Path> pluginDir, Path cdiDir) {
+
+        /** Nothing through DRA. */
+        public static final Dra OFF = new Dra(DraRouting.NONE, DraSettings.DEFAULT_DRIVER, DraSettings.REGISTRY_DIR, Optional.empty(),
+                DraSettings.CDI_DIR);
+
+        public Dra {
+            Objects.requireNonNull(routing, "routing");
+            Objects.requireNonNull(driverName, "driverName");
+            Objects.requireNonNull(registryDir, "registryDir");
+            Objects.requireNonNull(pluginDir, "pluginDir");
+            Objects.requireNonNull(cdiDir, "cdiDir");
+        }
+
+        /** Some resource may go through DRA: the driver runs. */
+        public boolean enabled() {
+            return !routing.equals(DraRouting.NONE);
+        }
+    }
+
     public ServeConfig {
         Objects.requireNonNull(sysfsRoot, "sysfsRoot");
         Objects.requireNonNull(devRoot, "devRoot");
         Objects.requireNonNull(pciIds, "pciIds");
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(devicePluginDir, "devicePluginDir");
-        kubeApi = followKubeVirt ? Objects.requireNonNull(kubeApi, "kubeApi") : Optional.empty();
+        Objects.requireNonNull(dra, "dra");
+        kubeApi = followKubeVirt || dra.enabled() ? Objects.requireNonNull(kubeApi, "kubeApi") : Optional.empty();
         nodeName = nodeName.filter(n -> !n.isBlank());
         Objects.requireNonNull(rescanInterval, "rescanInterval");
         Objects.requireNonNull(uevents, "uevents");

@@ -1,11 +1,14 @@
 package io.vfiodp.triggers;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One named daemon thread that runs tasks in order, now or later: the plugin's every background
@@ -69,6 +72,30 @@ public final class Worker implements Executor, AutoCloseable {
                 org.slf4j.LoggerFactory.getLogger(Worker.class).warn("{}: periodic task failed: {}", name, e.toString());
             }
         }, period.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Runs {@code last} after what is queued, waits up to {@code wait} for it, then {@link #close()}s:
+     * a loop's final step (stop its servers, mark it closed) runs on its own thread and is not
+     * interrupted half-way. False, with a log line, when {@code last} failed or did not end in time.
+     */
+    public boolean closeAfter(Runnable last, Duration wait) {
+        try {
+            CompletableFuture.runAsync(last, executor).get(wait.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (RejectedExecutionException e) {
+            // closed before: nothing runs any more
+            return true;
+        } catch (ExecutionException | TimeoutException e) {
+            org.slf4j.LoggerFactory.getLogger(Worker.class).warn("{}: its last task before closing {}", name,
+                    e instanceof TimeoutException ? "did not end within " + wait.toMillis() + " ms" : "failed: " + e.getCause());
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } finally {
+            close();
+        }
     }
 
     /** Interrupts what runs, drops what waits, and waits briefly for the thread to end. Idempotent. */

@@ -195,6 +195,50 @@ class DemoCommandTest {
                 """);
     }
 
+    /** The test class path has the mock API server, as bin/vfio-device-plugin's after ./mvnw package. */
+    @Test
+    void demoRunsTheDraPathOnTheSameNodeAndDevice() {
+        assertThat(output).contains("== DRA: the same node, every resource through the DRA driver; fabric8's mock API server (CRUD) on",
+                "--node-name demo-node --dra-resources all --dra-registry-dir ",
+                "  GetInfo: DRAPlugin vfio-device-plugin.io, endpoint ",
+                "/plugins/vfio-device-plugin.io/dra.sock, services [v1.DRAPlugin, v1beta1.DRAPlugin, v1alpha1.DRAResourceHealth]; the kubelet uses"
+                        + " v1.DRAPlugin\n",
+                "  GET /readyz  200  ready: 0 resource(s) and the DRA driver registered with the kubelet\n",
+                "== ResourceSlice demo-node-vfio-device-plugin.io-0 (driver vfio-device-plugin.io, pool demo-node generation 1, node demo-node,"
+                        + " owned by Node demo-node); unhealthy devices stay out\n",
+                "== ResourceClaim vms/vm-gpu, allocated as the scheduler leaves it: request gpu -> pci-0000-b1-00-0 in pool demo-node"
+                        + " (0000:b1:00.0, the device Allocate handed out above)\n",
+                "== NodeUnprepareResources (the VM's pod is gone): ok; CDI specs left in ",
+                "== Shut down: serve stopped, its registration and DRA sockets removed\n");
+        // the healthy three are published; 0000:b2:00.0, whose group node is missing, is not
+        assertThat(output.lines().filter(l -> l.startsWith("  pci-0000-")).map(l -> l.split(" ")[2]))
+                .containsExactly("pci-0000-1a-00-0", "pci-0000-1b-00-0", "pci-0000-b1-00-0");
+    }
+
+    @Test
+    void demoPrintsThePreparedClaimsCdiSpecMetadataAndTheSameHostdevAsTheDevicePluginPath() {
+        String uid = group("\\[gpu] demo-node/pci-0000-b1-00-0  CDI devices \\[vfio-device-plugin.io/vfio=(\\S+)-pci-0000-b1-00-0, ", output);
+        assertThat(output).contains("vfio-device-plugin.io/metadata=" + uid + "_gpu]\n",
+                "/cdi/vfio-device-plugin.io_vfio_" + uid + ".json (the container runtime applies it):\n",
+                "\"path\" : \"/dev/vfio/vfio\",", "\"path\" : \"/dev/vfio/64\",",
+                "\"containerPath\" : \"/var/run/kubernetes.io/dra-device-attributes/resourceclaims/vm-gpu/gpu/vfio-device-plugin.io-metadata.json\"",
+                "/dra-device-metadata/vms_vm-gpu/gpu/metadata.json (mounted into the pod, where virt-launcher reads it):\n",
+                "\"apiVersion\" : \"metadata.resource.k8s.io/v1alpha1\"",
+                "    from the metadata's resource.kubernetes.io/pciBusID 0000:b1:00.0, where the device-plugin path has"
+                        + " PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4:\n");
+        String hostdev = """
+                      <hostdev mode="subsystem" type="pci" managed="no">
+                        <source>
+                          <address domain="0x0000" bus="0xb1" slot="0x00" function="0x0"/>
+                        </source>
+                        <alias name="ua-gpu-gpu0"/>
+                      </hostdev>
+                """;
+        int devicePlugin = output.indexOf(hostdev);
+        assertThat(devicePlugin).as(output).isPositive().isLessThan(output.indexOf("== DRA:"));
+        assertThat(output.indexOf(hostdev, output.indexOf("== NodePrepareResources"))).as("the DRA path's <hostdev>").isPositive();
+    }
+
     @Test
     void demoShutsDownCleanlyAndRemovesItsTemporaryNode() {
         Matcher m = Pattern.compile("rebuilt in (\\S+)/node ").matcher(output);

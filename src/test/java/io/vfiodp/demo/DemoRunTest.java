@@ -1,11 +1,13 @@
 package io.vfiodp.demo;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,10 +37,29 @@ class DemoRunTest {
 
     @Test
     void aPluginThatDoesNotRegisterEndsTheDemoWithItsState(@TempDir Path work) {
-        DemoRun demo = new DemoRun(new PrintWriter(new StringWriter()), List.of(), options -> new Silent());
+        DemoRun demo = new DemoRun(new PrintWriter(new StringWriter()), List.of(), (options, env) -> new Silent(),
+                new DraDemoPart.Skipped("not reached"));
 
         assertThatThrownBy(() -> demo.run(work)).isInstanceOf(ServeFailure.class).hasMessage(
                 "serve did not register with the kubelet simulator: not registered 1 time(s) within PT10S: [nvidia.com/TU104GL_TESLA_T4]; "
                         + "rejections: []; the plugin process (pid 4242) is running; its last output lines:\n  INFO serve: ...");
+    }
+
+    @Test
+    void withoutTheMockApiServerTheDraPartSaysInOneLineWhyItIsSkipped(@TempDir Path work) throws Exception {
+        // no parent but the JDK's own classes: neither the mock server nor anything else of the class path
+        DraDemoPart part = DraDemoPart.onClassPathOf(new ClassLoader(null) {});
+        StringWriter out = new StringWriter();
+
+        part.run(new DraDemoPart.Setting(new PrintWriter(out, true), work, work, (options, env) -> new Silent(), Optional.empty()));
+
+        assertThat(part).isInstanceOf(DraDemoPart.Skipped.class);
+        assertThat(out.toString()).isEqualTo("\n== DRA: skipped: fabric8's mock API server is not on the class path (the image and `java -jar`"
+                + " leave it out; bin/vfio-device-plugin adds target/demo-lib, which ./mvnw package makes)\n");
+    }
+
+    @Test
+    void withTheMockApiServerTheDraPartRuns() {
+        assertThat(DraDemoPart.onClassPathOf(DemoRunTest.class.getClassLoader())).isNotInstanceOf(DraDemoPart.Skipped.class);
     }
 }

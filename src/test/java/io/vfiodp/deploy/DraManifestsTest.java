@@ -1,21 +1,26 @@
 package io.vfiodp.deploy;
 
 import static io.vfiodp.deploy.BaseManifestsTest.mounts;
+import static io.vfiodp.deploy.BaseManifestsTest.option;
+import static io.vfiodp.deploy.BaseManifestsTest.serveOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.vfiodp.dra.DraSettings;
 import io.vfiodp.policy.DraKind;
+import io.vfiodp.policy.DraRouting;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
+import picocli.CommandLine.Model.CommandSpec;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * deploy/dra is the base plus the DRA driver's DeviceClasses, RBAC and directories, each directory
- * at its host path and where the driver looks by default.
+ * at its host path and where the driver looks by default, and serve's options that turn it on.
  */
 class DraManifestsTest {
 
@@ -47,6 +52,28 @@ class DraManifestsTest {
                     .isEqualTo("device.driver == '" + driver + "' && device.attributes['" + driver + "'].kind == '" + kind.label() + "'"));
         }
         assertThat(Arrays.stream(DraKind.values()).map(DraKind::label)).containsExactly("passthrough", "mdev", "sriov-vgpu");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dra")
+    void serveGetsTheBasesOptionsAndRunsTheDraDriverForEveryResourceOnTheMountedDirectories(Manifests m) {
+        List<String> expected = new ArrayList<>(baseBySameKubectl(m).container().getArgs());
+        expected.addAll(List.of("--dra-resources=all", "--dra-driver-name=vfio-device-plugin.io",
+                "--dra-registry-dir=/var/lib/kubelet/plugins_registry", "--dra-plugin-dir=/var/lib/kubelet/plugins/vfio-device-plugin.io",
+                "--cdi-dir=/var/run/cdi"));
+        assertThat(m.container().getArgs()).isEqualTo(expected);
+
+        CommandSpec serve = serveOptions(m.container());
+        assertThat(option(serve, "--dra-resources").toString()).isEqualTo(DraRouting.ALL.toString());
+        assertThat(option(serve, "--dra-driver-name").toString()).isEqualTo(DraSettings.DEFAULT_DRIVER);
+        for (String dir : List.of("--dra-registry-dir", "--dra-plugin-dir", "--cdi-dir")) {
+            Path path = option(serve, dir);
+            assertThat(mounts(m)).as(dir).contains(path + " <- hostPath " + path + (dir.equals("--dra-registry-dir") ? " Directory" : " DirectoryOrCreate")
+                    + " (read-write)");
+        }
+        // the base's NODE_NAME from the downward API names the driver's pool
+        assertThat(m.container().getEnv()).filteredOn(e -> e.getName().equals("NODE_NAME")).singleElement()
+                .satisfies(e -> assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName"));
     }
 
     @ParameterizedTest(name = "{0}")

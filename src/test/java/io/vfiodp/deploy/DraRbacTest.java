@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.vfiodp.dra.Claims;
 import io.vfiodp.dra.DraHarness;
-import io.vfiodp.dra.DraKubeletSimulator;
+import io.vfiodp.demo.kubelet.DraKubeletSimulator;
 import io.vfiodp.dra.DraNodes;
 import io.vfiodp.policy.DraRouting;
 import io.vfiodp.policy.Health;
@@ -49,9 +49,9 @@ class DraRbacTest {
             int setup = h.api.server().getRequestCount();
             h.start(DraNodes.allDra("t4-numa"));
             await().atMost(Duration.ofSeconds(10)).until(() -> h.slices().size() == 1);
-            h.driver.reportHealth("0000:1a:00.0", Health.unhealthy("test"));
+            h.driver.apply(DraNodes.withHealth(DraNodes.allDra("t4-numa"), "0000:1a:00.0", Health.unhealthy("test")));
             await().atMost(Duration.ofSeconds(10)).until(() -> h.slices().getFirst().getSpec().getPool().getGeneration() == 2);
-            h.driver.reportHealth("0000:1a:00.0", Health.HEALTHY);
+            h.driver.apply(DraNodes.allDra("t4-numa"));
             assertThat(h.kubelet.prepare(DraKubeletSimulator.claim("vms", "gpu-claim", c.getMetadata().getUid()))
                     .getClaimsOrThrow(c.getMetadata().getUid()).getError()).isEmpty();
             h.driver.apply(DraNodes.state("t4-numa", DraRouting.NONE));

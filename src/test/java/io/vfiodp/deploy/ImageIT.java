@@ -119,6 +119,15 @@ class ImageIT {
         assertThat(demo.out()).contains("  " + T4 + "  endpoint vfio-dp-nvidia.com_TU104GL_TESLA_T4.sock  preferred-allocation true",
                 "    env     PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4=0000:b1:00.0",
                 "== Shut down: final empty device lists sent, plugin sockets removed");
+        // the mock API server is the demo's, from target/demo-lib, and never shipped
+        assertThat(demo.out()).endsWith("\n== DRA: skipped: fabric8's mock API server is not on the class path (the image and `java -jar`"
+                + " leave it out; bin/vfio-device-plugin adds target/demo-lib, which ./mvnw package makes)\n");
+        try (java.util.jar.JarFile jar = new java.util.jar.JarFile(IMAGE.resolve("lib/vfio-device-plugin.jar").toFile())) {
+            assertThat(jar.stream().map(java.util.jar.JarEntry::getName))
+                    .noneMatch(n -> n.startsWith("io/fabric8/kubernetes/client/server/mock/") || n.startsWith("io/fabric8/mockwebserver/")
+                            || n.startsWith("io/vertx/"));
+        }
+        assertThat(IMAGE.resolve("lib/demo-lib")).doesNotExist();
         assertThat(demo.err().lines().filter(l -> !l.startsWith("NOTE: Picked up JDK_JAVA_OPTIONS"))).isEmpty();
     }
 

@@ -94,6 +94,12 @@ final class ServeChild implements AutoCloseable {
                 + String.join("\n  ", lines());
     }
 
+    /** The exit status of a serve that ends by itself (it could not start). */
+    int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) throw new AssertionError("serve still runs; " + describe());
+        return process.exitValue();
+    }
+
     /** SIGTERM, as the kubelet stops a pod; serve must exit 0. */
     @Override
     public void close() {

@@ -26,8 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
  * What {@code serve}'s {@code /metrics} really answers, scraped once from a run that gives every
  * metric a sample: {@code serve --kubevirt auto --manage-vgpus} on a copy of the t4-vgpu node,
  * with the kubelet simulator (registration, a restart, an allocation and a refused one), a removed
- * {@code /dev/vfio} group node (a health change), a KubeVirt API without a CR and a {@code --config}
- * with an invalid entry. Prometheus's {@code promtool} checks the exposition, and the monitoring
+ * {@code /dev/vfio} group node (a health change), a KubeVirt API without a CR, a {@code --config}
+ * with an invalid entry and the 1Q vGPUs routed to the DRA driver (no DRA kubelet: it stays
+ * unregistered). Prometheus's {@code promtool} checks the exposition, and the monitoring
  * component's rules and dashboard may name only what it holds.
  */
 class ServeMetricsTest {
@@ -64,7 +65,9 @@ class ServeMetricsTest {
             List<String> args = List.of("serve", "--sysfs-root", host.sys().toString(), "--dev-root", host.dev().toString(),
                     "--device-plugin-dir", plugins.toString(), "--metrics-address", "127.0.0.1:0", "--config", config.toString(),
                     "--manage-vgpus", "--state-dir", temp.resolve("state").toString(),
-                    "--pod-resources-socket", temp.resolve("pod-resources.sock").toString());
+                    "--pod-resources-socket", temp.resolve("pod-resources.sock").toString(),
+                    "--dra-resources", "nvidia.com/GRID_T4-1Q", "--dra-registry-dir", Files.createDirectories(temp.resolve("plugins_registry")).toString(),
+                    "--dra-plugin-dir", temp.resolve("plugins/vfio-device-plugin.io").toString(), "--cdi-dir", temp.resolve("cdi").toString());
             try (ServeChild serve = ServeChild.start(args, Map.of("KUBERNETES_MASTER", "http://127.0.0.1:" + api.port(),
                     "NODE_NAME", "gpu-node-1"), temp)) {
                 kubelet.awaitRegistrations(List.of(Q2), 1, WAIT);
@@ -79,7 +82,8 @@ class ServeMetricsTest {
                 kubelet.awaitRegistrations(List.of(Q2), 2, WAIT);
                 exposition = await().atMost(WAIT).until(() -> serve.get("/metrics"),
                         text -> text.contains("vfio_dp_reregistrations_total{") && text.contains("vfio_dp_health_transitions_total{")
-                                && text.contains("vfio_dp_resource_registered{resource=\"" + Q2 + "\"} 1"));
+                                && text.contains("vfio_dp_resource_registered{resource=\"" + Q2 + "\"} 1")
+                                && text.contains("vfio_dp_dra_devices{"));
             }
         }
     }
@@ -109,6 +113,11 @@ class ServeMetricsTest {
                 "vfio_dp_build_info",
                 "vfio_dp_config_entry_errors",
                 "vfio_dp_devices",
+                "vfio_dp_dra_devices",
+                "vfio_dp_dra_prepare_errors_total",
+                "vfio_dp_dra_prepared_claims",
+                "vfio_dp_dra_registered",
+                "vfio_dp_dra_slices_published",
                 "vfio_dp_health_transitions_total",
                 "vfio_dp_kubevirt_cr_readable",
                 "vfio_dp_last_successful_scan_timestamp_seconds",
@@ -174,7 +183,7 @@ class ServeMetricsTest {
         }
 
         assertThat(sampleNames(exposition)).containsAll(used);
-        assertThat(used).hasSize(7);
+        assertThat(used).hasSize(11);
     }
 
     /** Every PromQL query of the dashboard, with Grafana's variables as Prometheus would get them. */
@@ -198,7 +207,8 @@ class ServeMetricsTest {
 
         assertThat(sampleNames(exposition)).containsAll(used);
         assertThat(used).contains("vfio_dp_devices", "vfio_dp_resource_registered", "vfio_dp_registrations_total", "vfio_dp_allocations_total",
-                "vfio_dp_scan_duration_seconds_bucket", "vfio_dp_reconcile_duration_seconds_bucket");
+                "vfio_dp_scan_duration_seconds_bucket", "vfio_dp_reconcile_duration_seconds_bucket", "vfio_dp_dra_devices", "vfio_dp_dra_registered",
+                "vfio_dp_dra_slices_published", "vfio_dp_dra_prepared_claims", "vfio_dp_dra_prepare_errors_total");
     }
 
     @Test

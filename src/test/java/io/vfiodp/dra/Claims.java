@@ -15,7 +15,7 @@ public final class Claims {
 
     private Claims() {}
 
-    static DeviceRequestAllocationResult result(String request, String driver, String pool, String device) {
+    public static DeviceRequestAllocationResult result(String request, String driver, String pool, String device) {
         return new DeviceRequestAllocationResultBuilder().withRequest(request).withDriver(driver).withPool(pool).withDevice(device).build();
     }
 

@@ -47,7 +47,7 @@ class DraExamplesTest {
         List<String> expressions = new ArrayList<>();
         cls.getSpec().getSelectors().forEach(s -> expressions.add(s.getCel().getExpression()));
         request.getExactly().getSelectors().forEach(s -> expressions.add(s.getCel().getExpression()));
-        DriverView view = DriverView.of(DraNodes.allDra(node), Map.of());
+        DriverView view = DriverView.of(DraNodes.allDra(node));
         return view.devices().values().stream().filter(DraDevice::healthy)
                 .filter(d -> expressions.stream().allMatch(e -> SimpleCel.matches(e, DraNodes.DRIVER, d))).map(DraDevice::name).toList();
     }

@@ -2,11 +2,14 @@ package io.vfiodp.dra;
 
 import static org.awaitility.Awaitility.await;
 
+import io.vfiodp.demo.kubelet.DraKubeletSimulator;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.node.TargetState;
+import io.vfiodp.policy.Health;
+import io.vfiodp.policy.ResourceName;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -17,6 +20,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A node with a kubelet (the simulator), an API server (the fabric8 mock in CRUD mode, with this
@@ -31,6 +35,20 @@ public final class DraHarness implements AutoCloseable {
     public final MockKubeApi api;
     public final KubernetesClient driverClient;
     public final DraKubeletSimulator kubelet;
+    /** What the driver told its listener, in order: {@code health <resource> <device> <from> -> <to>}, {@code prepare failed: <reason>}. */
+    public final List<String> heard = new CopyOnWriteArrayList<>();
+    private final DraListener listener = new DraListener() {
+        @Override
+        public void healthChanged(ResourceName resource, String deviceId, Health from, Health to) {
+            heard.add("health " + resource.value() + " " + deviceId + " " + from.wireValue() + " -> " + to.wireValue()
+                        + (to instanceof Health.Unhealthy(String reason) ? ": " + reason : ""));
+        }
+
+        @Override
+        public void prepareFailed(String reason) {
+            heard.add("prepare failed: " + reason);
+        }
+    };
     public DraDriver driver;
 
     DraHarness(Path root, List<String> kubeletServices) {
@@ -60,7 +78,7 @@ public final class DraHarness implements AutoCloseable {
 
     void startDriver(TargetState state) {
         try {
-            driver = DraDriver.start(settings, driverClient, CLOCK);
+            driver = DraDriver.start(settings, driverClient, CLOCK, listener);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

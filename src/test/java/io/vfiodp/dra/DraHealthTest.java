@@ -3,6 +3,7 @@ package io.vfiodp.dra;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.vfiodp.policy.DraRouting;
 import io.vfiodp.policy.Health;
 import io.vfiodp.proto.drahealth.v1alpha1.DeviceHealth;
 import io.vfiodp.proto.drahealth.v1alpha1.DeviceIdentifier;
@@ -45,14 +46,29 @@ class DraHealthTest {
     }
 
     @Test
-    void aHealthReportReachesTheKubeletAndSoDoesTheRecovery() {
+    void aHealthChangeReachesTheKubeletAndSoDoesTheRecovery() {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
-            h.driver.reportHealth("0000:1a:00.0", Health.unhealthy("/dev/vfio/24 disappeared"));
+            h.driver.apply(DraNodes.withHealth(DraNodes.allDra("t4-numa"), "0000:1a:00.0", Health.unhealthy("/dev/vfio/24 disappeared")));
             await().atMost(Duration.ofSeconds(5)).until(() -> last(h).getDevicesList()
                     .contains(device("pci-0000-1a-00-0", HealthStatus.UNHEALTHY, "/dev/vfio/24 disappeared")));
-            h.driver.reportHealth("0000:1a:00.0", Health.HEALTHY);
+            h.driver.apply(DraNodes.allDra("t4-numa"));
             await().atMost(Duration.ofSeconds(5)).until(() -> last(h).getDevicesList()
                     .contains(device("pci-0000-1a-00-0", HealthStatus.HEALTHY, "")));
+        }
+    }
+
+    @Test
+    void eachHealthChangeIsToldToTheListenerButDevicesThatComeAndGoAreNot() {
+        try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
+            h.driver.apply(DraNodes.withHealth(DraNodes.allDra("t4-numa"), "0000:1a:00.0", Health.unhealthy("/dev/vfio/24 missing")));
+            h.driver.apply(DraNodes.allDra("t4-numa"));
+            h.driver.apply(DraNodes.state("t4-numa", DraRouting.NONE));
+            h.driver.apply(DraNodes.allDra("t4-numa"));
+            // the status is answered after every state applied before it
+            assertThat(h.driver.status().join().devices()).isEqualTo(4);
+            assertThat(h.heard).containsExactly(
+                    "health nvidia.com/TU104GL_TESLA_T4 0000:1a:00.0 Healthy -> Unhealthy: /dev/vfio/24 missing",
+                    "health nvidia.com/TU104GL_TESLA_T4 0000:1a:00.0 Unhealthy -> Healthy");
         }
     }
 
@@ -70,7 +86,7 @@ class DraHealthTest {
     @Test
     void aVeryLongReasonIsCutToTheKubeletsLimit() {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
-            h.driver.reportHealth("0000:1a:00.0", Health.unhealthy("x".repeat(2000)));
+            h.driver.apply(DraNodes.withHealth(DraNodes.allDra("t4-numa"), "0000:1a:00.0", Health.unhealthy("x".repeat(2000))));
             await().atMost(Duration.ofSeconds(5)).until(() -> last(h).getDevices(0).getHealth() == HealthStatus.UNHEALTHY);
             assertThat(last(h).getDevices(0).getMessage()).hasSize(1024).endsWith("x...");
         }

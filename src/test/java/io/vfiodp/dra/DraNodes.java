@@ -5,13 +5,18 @@ import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.fixtures.SysfsFixtures;
 import io.vfiodp.node.TargetState;
+import io.vfiodp.policy.DesiredResource;
+import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.DraOffer;
 import io.vfiodp.policy.DraRouting;
+import io.vfiodp.policy.Health;
 import io.vfiodp.policy.PolicyEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /** The fixture nodes as the DRA driver is fed them, and driver settings in a test's directory. */
@@ -32,6 +37,19 @@ public final class DraNodes {
         PciIds ids = pciIds();
         DraRouting.Split split = routing.split(PolicyEngine.evaluate(s, Optional.empty(), ids).desiredState());
         return new TargetState(split.devicePlugins(), s.devNodes(), DraOffer.describe(split.dra(), s, ids, DraOffer.EMPTY));
+    }
+
+    /**
+     * {@code state} with device {@code id} (PCI address or mdev UUID) of its DRA part set to
+     * {@code health}, as a later scan would find it (a group node gone, a driver unbound).
+     */
+    public static TargetState withHealth(TargetState state, String id, Health health) {
+        List<DesiredResource> resources = new ArrayList<>();
+        for (DesiredResource r : state.dra().resources().resources().values()) {
+            resources.add(new DesiredResource(r.name(), r.kind(), r.devices().stream()
+                    .map(d -> d.id().equals(id) ? d.withHealth(health) : d).toList()));
+        }
+        return new TargetState(state.desired(), state.devNodes(), new DraOffer(DesiredState.of(resources), state.dra().profiles()));
     }
 
     public static TargetState allDra(String node) {

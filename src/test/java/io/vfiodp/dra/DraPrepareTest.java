@@ -1,9 +1,10 @@
 package io.vfiodp.dra;
 
-import static io.vfiodp.dra.DraKubeletSimulator.claim;
+import static io.vfiodp.demo.kubelet.DraKubeletSimulator.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.vfiodp.demo.kubelet.DraKubeletSimulator;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.vfiodp.policy.Health;
 import io.vfiodp.proto.dra.v1.Claim;
@@ -114,6 +115,9 @@ class DraPrepareTest {
             assertThat(only(r, unallocated).getError()).isEqualTo("ResourceClaim vms/unallocated is not allocated");
             assertThat(r.getClaimsOrThrow("uid-missing").getError()).isEqualTo("ResourceClaim vms/missing does not exist");
             assertThat(r.getClaimsOrThrow("uid-bad").getError()).isEqualTo("claim vms/Bad/Name (UID uid-bad): malformed name");
+            // every refusal reaches the listener (the metrics' count of failed prepares), the prepared claim does not
+            assertThat(h.heard).hasSize(8).allSatisfy(line -> assertThat(line).startsWith("prepare failed: "))
+                    .contains("prepare failed: ResourceClaim vms/missing does not exist");
         }
     }
 
@@ -127,9 +131,9 @@ class DraPrepareTest {
     }
 
     @Test
-    void aDeviceAMonitorReportsUnhealthyIsRefusedWithTheMonitorsReason() {
+    void aDeviceGoneUnhealthyIsRefusedWithTheReason() {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
-            h.driver.reportHealth("0000:1a:00.0", Health.unhealthy("/dev/vfio/24 disappeared"));
+            h.driver.apply(DraNodes.withHealth(DraNodes.allDra("t4-numa"), "0000:1a:00.0", Health.unhealthy("/dev/vfio/24 disappeared")));
             await().atMost(Duration.ofSeconds(5)).until(() -> !h.driver.view().device(T4).orElseThrow().healthy());
             ResourceClaim c = Claims.create(h.api.client(), Claims.allocated("gpu-claim", "u", Claims.ours(T4)));
             assertThat(only(h.kubelet.prepare(ref(c)), c).getError()).isEqualTo("ResourceClaim vms/gpu-claim allocation result 0: device " + T4

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.vfiodp.demo.kubelet.DraKubeletSimulator;
 import io.vfiodp.plugin.FileIdentity;
+import io.vfiodp.plugin.Leaks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -92,13 +94,13 @@ class DraRegistrationTest {
 
     @Test
     void closingRemovesBothSocketsAndEndsEveryThread() throws Exception {
-        Set<Thread> before = Threads.live();
+        Set<Thread> before = Leaks.liveThreads();
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
             h.driver.close();
             assertThat(Files.exists(h.settings.registrationSocket())).isFalse();
             assertThat(Files.exists(h.settings.draSocket())).isFalse();
-            assertThat(Threads.startedSince(before, "vfio-dra", Duration.ofSeconds(3))).isEmpty();
         }
+        Leaks.awaitNoThreadStartedSince(before, Duration.ofSeconds(3));
     }
 
     /** Removes {@code dir}, again when the driver re-created its socket in it during the walk. */

@@ -116,9 +116,9 @@ class DraSlicesTest {
     void aDeviceGoneUnhealthyLeavesTheSliceAndComesBackWithTheNextGeneration() {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
             onlySlice(h, 1);
-            h.driver.reportHealth("0000:1b:00.0", Health.unhealthy("/dev/vfio/25 disappeared"));
+            h.driver.apply(DraNodes.withHealth(DraNodes.allDra("t4-numa"), "0000:1b:00.0", Health.unhealthy("/dev/vfio/25 disappeared")));
             assertThat(deviceNames(onlySlice(h, 2))).containsExactly("pci-0000-1a-00-0", "pci-0000-b1-00-0");
-            h.driver.reportHealth("0000:1b:00.0", Health.HEALTHY);
+            h.driver.apply(DraNodes.allDra("t4-numa"));
             assertThat(deviceNames(onlySlice(h, 3))).containsExactly("pci-0000-1a-00-0", "pci-0000-1b-00-0", "pci-0000-b1-00-0");
         }
     }

@@ -18,13 +18,13 @@ import java.util.stream.Stream;
  * message (what was still there). Waits that count threads poll in the test's own thread, so
  * that Awaitility's poller is not counted.
  */
-final class Leaks {
+public final class Leaks {
 
     static final Duration POLL = Duration.ofMillis(50);
 
     private Leaks() {}
 
-    static Set<Thread> liveThreads() {
+    public static Set<Thread> liveThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).collect(Collectors.toSet());
     }
 
@@ -37,7 +37,7 @@ final class Leaks {
      * Waits up to {@code grace} until every thread alive now was in {@code before} (grpc releases
      * its shared timer a second after its last user); fails naming those still alive.
      */
-    static void awaitNoThreadStartedSince(Set<Thread> before, Duration grace) {
+    public static void awaitNoThreadStartedSince(Set<Thread> before, Duration grace) {
         await("threads started since the test began to end").atMost(grace).pollInterval(POLL).pollInSameThread()
                 .untilAsserted(() -> assertThat(threadsStartedSince(before)).as("threads still alive that were not before").isEmpty());
     }

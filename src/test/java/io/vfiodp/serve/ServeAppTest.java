@@ -28,7 +28,8 @@ class ServeAppTest {
     static ServeConfig config(HostTree host, Path plugins) {
         return new ServeConfig(host.sys(), host.dev(), Optional.empty(), Optional.empty(), plugins, false, Optional.empty(),
                 Optional.empty(), Optional.of(Duration.ofHours(1)), UeventMode.off, "127.0.0.1:0",
-                new ServeConfig.Vgpu(false, host.root().resolve("state"), host.root().resolve("pod-resources.sock")), "vfio-device-plugin test");
+                new ServeConfig.Vgpu(false, host.root().resolve("state"), host.root().resolve("pod-resources.sock")), ServeConfig.Dra.OFF,
+                "vfio-device-plugin test");
     }
 
     @Test

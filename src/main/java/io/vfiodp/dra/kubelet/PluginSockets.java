@@ -10,13 +10,13 @@ import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.vfiodp.plugin.FileIdentity;
 import io.vfiodp.plugin.UnpooledBuffers;
 import io.vfiodp.triggers.Backoff;
+import io.vfiodp.triggers.ProblemLog;
 import java.io.IOException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * directory wiped and re-created, a kubelet reinstall) is re-created, and the kubelet registers us
  * again. The DRA server comes first (the kubelet dials it as soon as it registers us), and when it
  * is restarted the registration socket is too, so that the kubelet connects afresh. Failures are
- * retried with backoff. Confined to the driver's thread.
+ * retried with backoff and logged once per distinct problem. Confined to the driver's thread.
  */
 public final class PluginSockets implements AutoCloseable {
 
@@ -107,9 +107,11 @@ public final class PluginSockets implements AutoCloseable {
             s.services.forEach(b::addService);
             s.server = b.build().start();
             s.identity = FileIdentity.of(s.socket);
-            if (s.problem != null) log.info("DRA: {} serves on {} again after {} failed attempt(s)", s.what, s.socket, s.failures);
-            else log.info("DRA: {} serves on {}", s.what, s.socket);
-            s.problem = null;
+            if (s.problems.current() != null) {
+                s.problems.resolved("DRA: " + s.what + " serves on " + s.socket + " again after " + s.failures + " failed attempt(s)");
+            } else {
+                log.info("DRA: {} serves on {}", s.what, s.socket);
+            }
             s.failures = 0;
             return true;
         } catch (IOException | RuntimeException e) {
@@ -118,10 +120,8 @@ public final class PluginSockets implements AutoCloseable {
             Duration delay = backoff.delayAfter(s.failures);
             s.nextStart = now + delay.toNanos();
             String problem = e instanceof FileSystemException f && f.getReason() != null ? f.getFile() + ": " + f.getReason() : e.getMessage();
-            if (!Objects.equals(problem, s.problem)) {
-                log.warn("DRA: cannot serve the {} on {}: {}; retrying (backoff up to {} ms)", s.what, s.socket, problem, backoff.max().toMillis());
-                s.problem = problem;
-            }
+            s.problems.problem(String.valueOf(problem), "DRA: cannot serve the " + s.what + " on " + s.socket + ": " + problem
+                    + "; retrying (backoff up to " + backoff.max().toMillis() + " ms)");
             return false;
         }
     }
@@ -142,7 +142,7 @@ public final class PluginSockets implements AutoCloseable {
         Server server;
         Optional<FileIdentity> identity = Optional.empty();
         int failures;
-        String problem;
+        final ProblemLog problems = new ProblemLog(log);
         long nextStart = System.nanoTime();
 
         Served(String what, Path socket, List<BindableService> services, boolean createDir, Runnable beforeStop) {

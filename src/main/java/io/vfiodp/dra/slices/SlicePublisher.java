@@ -10,17 +10,16 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.vfiodp.triggers.Backoff;
+import io.vfiodp.triggers.CoalescingTrigger;
+import io.vfiodp.triggers.ProblemLog;
+import io.vfiodp.triggers.Worker;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +36,8 @@ import org.slf4j.LoggerFactory;
 public final class SlicePublisher implements AutoCloseable {
 
     static final String THREAD_NAME = "vfio-dra-slices";
+    /** A pass in flight may wait on the API server's answers. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.dra");
 
     private final KubernetesClient client;
@@ -44,8 +45,8 @@ public final class SlicePublisher implements AutoCloseable {
     private final String node;
     private final Duration resync;
     private final Backoff backoff;
-    private final ScheduledThreadPoolExecutor thread;
-    private final AtomicBoolean queued = new AtomicBoolean();
+    private final Worker thread;
+    private final CoalescingTrigger syncSoon;
     // Empty until the first layout: a pass before it would delete the slices a previous run left.
     private volatile Optional<List<List<SliceLayout.Entry>>> desired = Optional.empty();
     private volatile Published published = new Published(0, 0, Optional.empty());
@@ -53,7 +54,7 @@ public final class SlicePublisher implements AutoCloseable {
     // Confined to the publisher thread.
     private long generation;
     private int failures;
-    private String lastProblem;
+    private final ProblemLog problems = new ProblemLog(log);
     private ScheduledFuture<?> retry;
     private Optional<OwnerReference> owner = Optional.empty();
     private boolean closed;
@@ -67,14 +68,9 @@ public final class SlicePublisher implements AutoCloseable {
         this.node = node;
         this.resync = resync;
         this.backoff = backoff;
-        this.thread = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, THREAD_NAME);
-            t.setDaemon(true);
-            return t;
-        });
-        thread.setRemoveOnCancelPolicy(true);
-        thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        thread.scheduleWithFixedDelay(this::requestSync, resync.toMillis(), resync.toMillis(), TimeUnit.MILLISECONDS);
+        this.thread = Worker.start(THREAD_NAME);
+        this.syncSoon = new CoalescingTrigger(thread, this::guardedSync);
+        thread.every(resync, this::requestSync);
     }
 
     /** Publish {@code layout} from now on. */
@@ -85,25 +81,19 @@ public final class SlicePublisher implements AutoCloseable {
 
     /** Compare with the API soon; cheap and coalesced. */
     public void requestSync() {
-        if (queued.compareAndSet(false, true) && !run(this::sync)) queued.set(false);
+        syncSoon.fire();
     }
 
     public Published published() {
         return published;
     }
 
-    private boolean run(Runnable task) {
+    private void guardedSync() {
+        if (closed) return;
         try {
-            thread.execute(() -> {
-                try {
-                    if (!closed) task.run();
-                } catch (RuntimeException e) {
-                    log.error("DRA slice publishing step failed; retried at the next pass", e);
-                }
-            });
-            return true;
-        } catch (RejectedExecutionException e) {
-            return false;
+            sync();
+        } catch (RuntimeException e) {
+            log.error("DRA slice publishing step failed; retried at the next pass", e);
         }
     }
 
@@ -112,7 +102,6 @@ public final class SlicePublisher implements AutoCloseable {
     }
 
     private void sync() {
-        queued.set(false);
         if (desired.isEmpty()) return;
         List<List<SliceLayout.Entry>> layout = desired.get();
         try {
@@ -148,8 +137,7 @@ public final class SlicePublisher implements AutoCloseable {
                         layout.stream().mapToInt(List::size).sum(), node, layout.size(), generation);
             }
             published = new Published(generation, layout.size(), Optional.empty());
-            if (lastProblem != null) log.info("DRA: ResourceSlices of pool {} are written again", node);
-            lastProblem = null;
+            problems.resolved("DRA: ResourceSlices of pool " + node + " are written again");
             failures = 0;
         } catch (KubernetesClientException e) {
             failed("cannot write the ResourceSlices of pool " + node + (e.getCode() > 0 ? " (HTTP " + e.getCode() + ")" : "") + ": " + e.getMessage());
@@ -194,30 +182,16 @@ public final class SlicePublisher implements AutoCloseable {
     private void failed(String problem) {
         failures++;
         Duration delay = backoff.delayAfter(failures);
-        if (!problem.equals(lastProblem)) {
-            log.warn("DRA: {}; retrying (backoff up to {} ms)", problem, backoff.max().toMillis());
-            lastProblem = problem;
-        }
+        problems.problem(problem, "DRA: " + problem + "; retrying (backoff up to " + backoff.max().toMillis() + " ms)");
         published = new Published(generation, published.slices(), Optional.of(problem));
         if (retry != null) retry.cancel(false);
-        retry = thread.schedule(this::requestSync, delay.toMillis(), TimeUnit.MILLISECONDS);
+        retry = thread.schedule(this::requestSync, delay);
     }
 
     /** Stops the thread; the slices stay (the kubelet removes a driver's slices when it is gone for good). */
     @Override
     public void close() {
-        try {
-            thread.submit(() -> {
-                closed = true;
-            }).get(5, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            log.debug("DRA slice publisher shutdown: {}", e.toString());
-        }
-        thread.shutdownNow();
-        try {
-            thread.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        // on the thread, so that a pass in flight ends (and schedules no retry) first
+        thread.closeAfter(() -> closed = true, CLOSE_WAIT);
     }
 }

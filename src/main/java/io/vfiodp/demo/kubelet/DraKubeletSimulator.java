@@ -1,12 +1,8 @@
-package io.vfiodp.dra;
+package io.vfiodp.demo.kubelet;
 
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.grpc.stub.StreamObserver;
 import io.vfiodp.proto.dra.v1.Claim;
@@ -25,16 +21,14 @@ import io.vfiodp.proto.pluginregistration.v1.InfoRequest;
 import io.vfiodp.proto.pluginregistration.v1.PluginInfo;
 import io.vfiodp.proto.pluginregistration.v1.RegistrationGrpc;
 import io.vfiodp.proto.pluginregistration.v1.RegistrationStatus;
+import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -46,32 +40,39 @@ import java.util.concurrent.TimeUnit;
  * service (v1 or v1beta1), and keeps the {@code NodeWatchResources} stream open when the plugin lists
  * the health service, recording every list. {@link #restart()} behaves like a kubelet restart: every
  * connection goes, then the directory is walked again (the kubelet leaves plugin sockets in place).
+ *
+ * <p>Used by the tests and by the {@code demo} command.
  */
 public final class DraKubeletSimulator implements AutoCloseable {
 
-    static final List<String> KUBELET_136 = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");
-    static final List<String> KUBELET_133 = List.of("v1beta1.DRAPlugin");
-    private static final int S_IFMT = 0170000;
-    private static final int S_IFSOCK = 0140000;
+    /** The node services a kubelet 1.34 to 1.36 knows, in its order of preference. */
+    public static final List<String> KUBELET_136 = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin");
+    /** A kubelet 1.32 or 1.33: v1beta1 only. */
+    public static final List<String> KUBELET_133 = List.of("v1beta1.DRAPlugin");
 
     private final Path registryDir;
     private final List<String> services;
     private final EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory("dra-kubelet-sim-epoll", true));
-    private final ExecutorService callbacks = Executors.newSingleThreadExecutor(new DefaultThreadFactory("dra-kubelet-sim", true));
+    // Callbacks of our connections to the plugin; grpc's shared pool would keep its threads a minute after close().
+    private final Worker callbacks = Worker.start("dra-kubelet-sim");
     private final List<NodeWatchResourcesResponse> healthUpdates = new ArrayList<>();
     private final List<ManagedChannel> channels = new ArrayList<>();
     private Registered plugin;
 
     /** A plugin the kubelet took: its answer to GetInfo and the node service it chose. */
-    record Registered(Path socket, PluginInfo info, String service, ManagedChannel channel) {}
+    public record Registered(Path socket, PluginInfo info, String service, ManagedChannel channel) {}
 
-    DraKubeletSimulator(Path registryDir, List<String> services) {
+    /**
+     * @param registryDir the kubelet's {@code plugins_registry}
+     * @param services    the node services this kubelet knows, preferred first
+     */
+    public DraKubeletSimulator(Path registryDir, List<String> services) {
         this.registryDir = registryDir;
         this.services = List.copyOf(services);
     }
 
     /** The registration sockets the plugin watcher would see now. */
-    List<Path> registrationSockets() throws IOException {
+    public List<Path> registrationSockets() throws IOException {
         List<Path> out = new ArrayList<>();
         if (!Files.isDirectory(registryDir)) return out;
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(registryDir)) {
@@ -85,7 +86,7 @@ public final class DraKubeletSimulator implements AutoCloseable {
      *
      * @throws IllegalStateException with the kubelet's reason when it refuses the plugin (after telling it)
      */
-    synchronized Registered register(Path socket) {
+    public synchronized Registered register(Path socket) {
         ManagedChannel reg = channel(socket);
         try {
             var stub = RegistrationGrpc.newBlockingStub(reg).withDeadlineAfter(5, TimeUnit.SECONDS);
@@ -133,25 +134,23 @@ public final class DraKubeletSimulator implements AutoCloseable {
         });
     }
 
-    synchronized List<NodeWatchResourcesResponse> healthUpdates() {
+    /** Every device list the health stream brought, oldest first. */
+    public synchronized List<NodeWatchResourcesResponse> healthUpdates() {
         return List.copyOf(healthUpdates);
     }
 
-    synchronized Registered plugin() {
+    public synchronized Registered plugin() {
         if (plugin == null) throw new IllegalStateException("no plugin registered");
         return plugin;
     }
 
     public NodePrepareResourcesResponse prepare(Claim... claims) {
         Registered p = plugin();
-        NodePrepareResourcesRequest request = NodePrepareResourcesRequest.newBuilder().addAllClaims(List.of(claims)).build();
         if (p.service().equals("v1.DRAPlugin")) {
-            return DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS).nodePrepareResources(request);
+            return v1(p).nodePrepareResources(NodePrepareResourcesRequest.newBuilder().addAllClaims(List.of(claims)).build());
         }
-        var b = io.vfiodp.proto.dra.v1beta1.NodePrepareResourcesRequest.newBuilder();
-        for (Claim c : claims) b.addClaims(io.vfiodp.proto.dra.v1beta1.Claim.newBuilder().setNamespace(c.getNamespace()).setUid(c.getUid()).setName(c.getName()));
-        var answer = io.vfiodp.proto.dra.v1beta1.DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS)
-                .nodePrepareResources(b.build());
+        var answer = v1beta1(p).nodePrepareResources(io.vfiodp.proto.dra.v1beta1.NodePrepareResourcesRequest.newBuilder()
+                .addAllClaims(v1beta1(claims)).build());
         NodePrepareResourcesResponse.Builder out = NodePrepareResourcesResponse.newBuilder();
         answer.getClaimsMap().forEach((uid, c) -> {
             NodePrepareResourceResponse.Builder r = NodePrepareResourceResponse.newBuilder().setError(c.getError());
@@ -164,23 +163,34 @@ public final class DraKubeletSimulator implements AutoCloseable {
         return out.build();
     }
 
-    NodeUnprepareResourcesResponse unprepare(Claim... claims) {
+    public NodeUnprepareResourcesResponse unprepare(Claim... claims) {
         Registered p = plugin();
-        NodeUnprepareResourcesRequest request = NodeUnprepareResourcesRequest.newBuilder().addAllClaims(List.of(claims)).build();
         if (p.service().equals("v1.DRAPlugin")) {
-            return DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS).nodeUnprepareResources(request);
+            return v1(p).nodeUnprepareResources(NodeUnprepareResourcesRequest.newBuilder().addAllClaims(List.of(claims)).build());
         }
-        var b = io.vfiodp.proto.dra.v1beta1.NodeUnprepareResourcesRequest.newBuilder();
-        for (Claim c : claims) b.addClaims(io.vfiodp.proto.dra.v1beta1.Claim.newBuilder().setNamespace(c.getNamespace()).setUid(c.getUid()).setName(c.getName()));
-        var answer = io.vfiodp.proto.dra.v1beta1.DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS)
-                .nodeUnprepareResources(b.build());
+        var answer = v1beta1(p).nodeUnprepareResources(io.vfiodp.proto.dra.v1beta1.NodeUnprepareResourcesRequest.newBuilder()
+                .addAllClaims(v1beta1(claims)).build());
         NodeUnprepareResourcesResponse.Builder out = NodeUnprepareResourcesResponse.newBuilder();
         answer.getClaimsMap().forEach((uid, c) -> out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(c.getError()).build()));
         return out.build();
     }
 
+    // The kubelet's deadline for NodePrepareResources and NodeUnprepareResources.
+    private static DRAPluginGrpc.DRAPluginBlockingStub v1(Registered p) {
+        return DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS);
+    }
+
+    private static io.vfiodp.proto.dra.v1beta1.DRAPluginGrpc.DRAPluginBlockingStub v1beta1(Registered p) {
+        return io.vfiodp.proto.dra.v1beta1.DRAPluginGrpc.newBlockingStub(p.channel()).withDeadlineAfter(45, TimeUnit.SECONDS);
+    }
+
+    private static List<io.vfiodp.proto.dra.v1beta1.Claim> v1beta1(Claim... claims) {
+        return java.util.Arrays.stream(claims).map(c -> io.vfiodp.proto.dra.v1beta1.Claim.newBuilder().setNamespace(c.getNamespace())
+                .setUid(c.getUid()).setName(c.getName()).build()).toList();
+    }
+
     /** Drops every connection, as a stopping kubelet does; {@link #register} then is the restarted kubelet's walk of the directory. */
-    synchronized void restart() {
+    public synchronized void restart() {
         for (ManagedChannel c : channels) c.shutdownNow();
         channels.clear();
         plugin = null;
@@ -192,31 +202,20 @@ public final class DraKubeletSimulator implements AutoCloseable {
     }
 
     private synchronized ManagedChannel channel(Path socket) {
-        ManagedChannel c = NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-                .channelType(EpollDomainSocketChannel.class)
-                .withOption(ChannelOption.SO_KEEPALIVE, null)
-                .eventLoopGroup(group)
-                .executor(callbacks)
-                .usePlaintext()
-                .overrideAuthority("localhost")
-                .build();
+        ManagedChannel c = PluginConnection.dial(socket, group, callbacks);
         channels.add(c);
         return c;
     }
 
-    static boolean isSocket(Path p) {
-        try {
-            int mode = (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS);
-            return (mode & S_IFMT) == S_IFSOCK;
-        } catch (IOException e) {
-            return false;
-        }
+    /** Whether {@code p} is a unix socket, as the plugin watcher asks. */
+    public static boolean isSocket(Path p) {
+        return RegistrationRules.isSocket(p);
     }
 
     @Override
     public void close() {
         restart();
-        callbacks.shutdownNow();
+        callbacks.close();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }
