@@ -2,6 +2,7 @@ package io.vfiodp.serve;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.host.PciIds;
+import io.vfiodp.host.ReaderPool;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.VfioApiCheck;
 import io.vfiodp.host.VfioAvailability;
@@ -61,7 +62,9 @@ public final class ServeApp implements AutoCloseable {
         Closer closer = new Closer();
         try {
             ConfigWiring configs = ConfigWiring.start(config, metrics, closer);
-            SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot());
+            // closed after the runtime and layout step that scan on it (the closer goes in reverse)
+            ReaderPool readers = closer.add(ReaderPool.forThisMachine());
+            SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot(), readers);
             ScanPolicySource scanPolicy = new ScanPolicySource(scanner::scan, configs.configs(),
                     vendors -> PciIds.load(config.pciIds(), vendors), Optional.of(configs.problems()));
             Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, closer);
