@@ -141,6 +141,11 @@ public final class SysfsScanner {
         }
     }
 
+    /**
+     * Applies {@code read} to every item, in order: on the reader pool when there is one and
+     * enough items, else here. {@code read} must not throw checked exceptions; an unexpected
+     * runtime exception is a bug in this package and propagates.
+     */
     private <T, R> List<R> map(List<T> items, Function<T, R> read) {
         if (items.size() < PARALLEL_THRESHOLD || readers.isEmpty()) return mapInOrder(items, read);
         return readers.get().map(items, read);
