@@ -11,13 +11,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -27,28 +20,32 @@ import java.util.function.Function;
  *
  * <p>{@link #fullScan()} reads everything; {@link #rescan} reads again only the devices kernel
  * uevents name, on top of an earlier scan, and gives the same snapshot. Each call is independent
- * (fresh caches, its own short-lived reader threads, shut down before it returns), so one
- * scanner may be used from any thread.
+ * (fresh caches; reads on the calling thread, or on a {@link ReaderPool} the caller owns), so
+ * one scanner may be used from any thread.
  */
 public final class SysfsScanner {
 
-    /** Below this many functions, starting threads costs more than it saves. */
+    /** Below this many functions, handing reads to other threads costs more than it saves. */
     private static final int PARALLEL_THRESHOLD = 64;
 
     private final Path sysRoot;
     private final Path devRoot;
-    private final int readThreads;
+    private final Optional<ReaderPool> readers;
 
+    /** A scanner that reads on the calling thread: for one-off scans. */
     public SysfsScanner(Path sysRoot, Path devRoot) {
-        this(sysRoot, devRoot, Math.min(4, Runtime.getRuntime().availableProcessors()));
+        this(sysRoot, devRoot, Optional.empty());
     }
 
-    /** @param readThreads how many threads read functions in parallel on large hosts (1 = none) */
-    public SysfsScanner(Path sysRoot, Path devRoot, int readThreads) {
+    /** A scanner that reads a large host's devices on {@code readers}, which the caller owns and closes after the last scan. */
+    public SysfsScanner(Path sysRoot, Path devRoot, ReaderPool readers) {
+        this(sysRoot, devRoot, Optional.of(readers));
+    }
+
+    private SysfsScanner(Path sysRoot, Path devRoot, Optional<ReaderPool> readers) {
         this.sysRoot = Objects.requireNonNull(sysRoot, "sysRoot");
         this.devRoot = Objects.requireNonNull(devRoot, "devRoot");
-        if (readThreads < 1) throw new IllegalArgumentException("readThreads must be >= 1, was " + readThreads);
-        this.readThreads = readThreads;
+        this.readers = Objects.requireNonNull(readers, "readers");
     }
 
     public HostSnapshot scan() {
@@ -145,63 +142,18 @@ public final class SysfsScanner {
     }
 
     /**
-     * Applies {@code read} to every item, in order, on a bounded pool when there are enough
-     * items. {@code read} must not throw checked exceptions; an unexpected runtime exception is
-     * a bug in this package and propagates.
+     * Applies {@code read} to every item, in order: on the reader pool when there is one and
+     * enough items, else here. {@code read} must not throw checked exceptions; an unexpected
+     * runtime exception is a bug in this package and propagates.
      */
     private <T, R> List<R> map(List<T> items, Function<T, R> read) {
-        if (items.size() < PARALLEL_THRESHOLD || readThreads == 1) return items.stream().map(read).toList();
-        int chunks = readThreads * 4;
-        int chunkSize = (items.size() + chunks - 1) / chunks;
-        List<R> results = new ArrayList<>(items.size());
-        ReaderThreads threads = new ReaderThreads();
-        try (ExecutorService pool = Executors.newFixedThreadPool(readThreads, threads)) {
-            List<Future<List<R>>> parts = new ArrayList<>();
-            for (int from = 0; from < items.size(); from += chunkSize) {
-                List<T> slice = items.subList(from, Math.min(items.size(), from + chunkSize));
-                parts.add(pool.submit(() -> slice.stream().map(read).toList()));
-            }
-            for (Future<List<R>> part : parts) results.addAll(part.get());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("scan interrupted", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException re) throw re;
-            throw new IllegalStateException(e.getCause());
-        } finally {
-            threads.joinAll();
-        }
-        return results;
+        if (items.size() < PARALLEL_THRESHOLD || readers.isEmpty()) return mapInOrder(items, read);
+        return readers.get().map(items, read);
     }
 
-    /**
-     * Names the reader threads and remembers them: a terminated pool's workers may still be
-     * unwinding, and a scan must not return while any of them is alive (no thread outlives it).
-     */
-    private static final class ReaderThreads implements ThreadFactory {
-        private final AtomicInteger count = new AtomicInteger();
-        private final List<Thread> created = new CopyOnWriteArrayList<>();
-
-        @Override
-        public Thread newThread(Runnable r) {
-            Thread t = new Thread(r, "sysfs-scan-" + count.incrementAndGet());
-            t.setDaemon(true);
-            created.add(t);
-            return t;
-        }
-
-        void joinAll() {
-            boolean interrupted = false;
-            for (Thread t : created) {
-                while (t.isAlive()) {
-                    try {
-                        t.join();
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    }
-                }
-            }
-            if (interrupted) Thread.currentThread().interrupt();
-        }
+    static <T, R> List<R> mapInOrder(List<T> items, Function<T, R> read) {
+        List<R> results = new ArrayList<>(items.size());
+        for (T item : items) results.add(read.apply(item));
+        return results;
     }
 }

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.StringJoiner;
 
 /**
  * The Allocate RPC as a pure function of a resource view and the kubelet's request.
@@ -90,8 +91,15 @@ public final class Allocation {
 
     private static ContainerAllocateResponse containerResponse(ResourceView view, List<ExposedDevice> devices) {
         ContainerAllocateResponse.Builder b = ContainerAllocateResponse.newBuilder();
-        b.putEnvs(KubeVirtEnv.variableName(view.kind(), view.name()), String.join(",", devices.stream().map(ExposedDevice::id).toList()));
-        if (view.kind() == DeviceKind.PCI && devices.stream().anyMatch(d -> !d.companions().isEmpty())) {
+        // loops, not streams: the kubelet's first calls run interpreted, where a stream pipeline costs several times a loop
+        StringJoiner ids = new StringJoiner(",");
+        boolean anyCompanions = false;
+        for (ExposedDevice d : devices) {
+            ids.add(d.id());
+            anyCompanions |= !d.companions().isEmpty();
+        }
+        b.putEnvs(KubeVirtEnv.variableName(view.kind(), view.name()), ids.toString());
+        if (view.kind() == DeviceKind.PCI && anyCompanions) {
             // Same order as the main variable: the launcher helper pairs them by position.
             Map<PciAddress, List<PciAddress>> companions = new LinkedHashMap<>();
             for (ExposedDevice d : devices) companions.put(d.pciAddress(), d.companions());

@@ -190,7 +190,10 @@ public final class ReconcileLoop implements AutoCloseable {
 
     private ReconcileEvent start(StartServer s) {
         try {
-            servers.put(s.generation(), ResourceServer.start(s.view(), s.socket(), group, thread, listener));
+            ResourceServer server = ResourceServer.start(s.view(), s.socket(), group, thread, listener);
+            servers.put(s.generation(), server);
+            // queued behind this pass, so registration is not delayed by it
+            enqueue(server::warmUpAllocate);
             return new ServerStarted(s.name(), s.generation());
         } catch (IOException | RuntimeException e) {
             // The step warns once per problem; this line is for following every retry.

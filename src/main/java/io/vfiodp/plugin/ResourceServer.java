@@ -65,6 +65,11 @@ final class ResourceServer {
         return rs;
     }
 
+    /** See {@link DevicePluginService#warmUpAllocate()}. */
+    void warmUpAllocate() {
+        service.warmUpAllocate();
+    }
+
     ResourceName name() {
         return name;
     }

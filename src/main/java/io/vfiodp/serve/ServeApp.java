@@ -3,6 +3,7 @@ package io.vfiodp.serve;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.dra.DraDriver;
 import io.vfiodp.host.PciIds;
+import io.vfiodp.host.ReaderPool;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.UeventSocket;
 import io.vfiodp.host.VfioApiCheck;
@@ -72,7 +73,9 @@ public final class ServeApp implements AutoCloseable {
         Closer closer = new Closer();
         try {
             ConfigWiring configs = ConfigWiring.start(config, metrics, closer);
-            SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot());
+            // closed after the runtime and layout step that scan on it (the closer goes in reverse)
+            ReaderPool readers = closer.add(ReaderPool.forThisMachine());
+            SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot(), readers);
             HostScans scans = new HostScans(scanner);
             ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(),
                     vendors -> PciIds.load(config.pciIds(), vendors), Optional.of(configs.problems()), config.dra().routing());

@@ -106,7 +106,7 @@ final class ChangingNode implements AutoCloseable {
     }
 
     SysfsScanner scanner() {
-        return new SysfsScanner(sys(), dev(), 1);
+        return new SysfsScanner(sys(), dev());
     }
 
     /** Puts the committed node back in place. */

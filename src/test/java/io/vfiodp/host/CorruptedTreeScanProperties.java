@@ -61,7 +61,7 @@ class CorruptedTreeScanProperties {
             List<String> outsideOpens;
             try (OpenWatch watch = OpenWatch.of(List.of(node.area()), Set.of(node.node()))) {
                 long before = ProcessIo.readChars();
-                snapshot = UnprivilegedThread.call(() -> new SysfsScanner(node.sys(), node.dev(), 1).scan(), HANG_GUARD);
+                snapshot = UnprivilegedThread.call(() -> new SysfsScanner(node.sys(), node.dev()).scan(), HANG_GUARD);
                 bytesRead = ProcessIo.readChars() - before;
                 outsideOpens = watch.drain();
             }
@@ -153,7 +153,7 @@ class CorruptedTreeScanProperties {
         Intact known = intact.get(fixture);
         if (known != null) return known;
         Path node = SysfsFixtures.committedRoot().resolve(fixture);
-        HostSnapshot snapshot = new SysfsScanner(node.resolve("sys"), node.resolve("dev"), 1).scan();
+        HostSnapshot snapshot = new SysfsScanner(node.resolve("sys"), node.resolve("dev")).scan();
         Map<String, DeviceFootprints> footprints = new HashMap<>();
         for (PciFunction f : snapshot.functions().values()) {
             Optional<Integer> group = f.iommuGroup().isPresent() ? Optional.of(f.iommuGroup().getAsInt()) : Optional.empty();

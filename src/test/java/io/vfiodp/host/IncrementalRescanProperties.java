@@ -78,7 +78,7 @@ class IncrementalRescanProperties {
     private List<ChangingNode.Change> possibleChanges(String fixture) {
         return changes.computeIfAbsent(fixture, f -> {
             List<ChangingNode.Change> out = new ArrayList<>();
-            HostSnapshot s = new SysfsScanner(SysfsFixtures.sys(f), SysfsFixtures.dev(f), 1).scan();
+            HostSnapshot s = new SysfsScanner(SysfsFixtures.sys(f), SysfsFixtures.dev(f)).scan();
             List<String> drivers = List.of("vfio-pci", "nvidia", "snd_hda_intel");
             for (PciFunction fn : s.functions().values()) {
                 out.add(new ChangingNode.Change.Unbind(fn.address()));

@@ -17,7 +17,7 @@ class PermissionDeniedScanTest {
 
     private static HostSnapshot scanWith(TreeCorruption denied) throws Exception {
         try (CorruptedNode node = CorruptedNode.of("workstation", List.of(denied))) {
-            return UnprivilegedThread.call(() -> new SysfsScanner(node.sys(), node.dev(), 1).scan(), GUARD);
+            return UnprivilegedThread.call(() -> new SysfsScanner(node.sys(), node.dev()).scan(), GUARD);
         }
     }
 

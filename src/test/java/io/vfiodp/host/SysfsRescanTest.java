@@ -118,7 +118,7 @@ class SysfsRescanTest {
     void withoutAPciListBeforeTheRescanIsAFullScan() throws Exception {
         try (ChangingNode node = ChangingNode.of("t4-numa")) {
             Path missing = node.sys().resolveSibling("no-sys");
-            HostScan before = new SysfsScanner(missing, node.dev(), 1).fullScan();
+            HostScan before = new SysfsScanner(missing, node.dev()).fullScan();
             assertThat(before.snapshot().problems()).extracting(ScanProblem::path).contains(".");
 
             HostSnapshot after = node.scanner().rescan(before, ChangedDevices.NONE).snapshot();

@@ -45,9 +45,10 @@ public final class SysfsScanBench {
                 throw new IllegalStateException("benchmark tree has problems, first: " + probe.problems().subList(0, Math.min(5, probe.problems().size())));
             }
 
-            int defaultThreads = Math.min(4, Runtime.getRuntime().availableProcessors());
-            for (int threads : new int[] {1, defaultThreads}) {
-                SysfsScanner scanner = new SysfsScanner(dir.resolve("sys"), dir.resolve("dev"), threads);
+            for (int threads : new int[] {1, Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors()))}) {
+                ReaderPool readers = threads == 1 ? null : ReaderPool.start(threads);
+                SysfsScanner scanner = readers == null ? new SysfsScanner(dir.resolve("sys"), dir.resolve("dev"))
+                        : new SysfsScanner(dir.resolve("sys"), dir.resolve("dev"), readers);
                 for (int i = 0; i < warmup; i++) scanner.scan();
                 long[] nanos = new long[measured];
                 long cpuStart = processCpuNanos();
@@ -64,6 +65,7 @@ public final class SysfsScanBench {
                         "warm scan, %d reader thread(s): median %.1f ms, min %.1f ms, p90 %.1f ms per scan; %.1f µs per device (median); "
                                 + "process CPU %.1f ms per scan%n",
                         threads, median, nanos[0] / 1e6, nanos[(int) (measured * 0.9)] / 1e6, median * 1000 / devices, cpuPerScan);
+                if (readers != null) readers.close();
             }
         } finally {
             Trees.deleteRecursively(dir);

@@ -11,6 +11,8 @@ import io.vfiodp.host.fixtures.Written;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -194,8 +196,11 @@ class SysfsScannerTest {
         Path sys = tmp.resolve("large/sys");
         Path dev = tmp.resolve("large/dev");
 
-        HostSnapshot sequential = new SysfsScanner(sys, dev, 1).scan();
-        HostSnapshot parallel = new SysfsScanner(sys, dev, 4).scan();
+        HostSnapshot sequential = new SysfsScanner(sys, dev).scan();
+        HostSnapshot parallel;
+        try (ReaderPool readers = ReaderPool.start(4)) {
+            parallel = new SysfsScanner(sys, dev, readers).scan();
+        }
 
         assertThat(sequential.functions()).hasSize(SMALL_BUT_PARALLEL.functionCount()).hasSizeGreaterThan(64);
         assertThat(sequential.vgpuVfs()).hasSize(6);
@@ -205,18 +210,41 @@ class SysfsScannerTest {
     }
 
     @Test
-    void scanLeavesNoReaderThreadBehind() {
+    void scansReuseThePoolsReadersAndClosingLeavesNoneBehind() {
         LargeHostTree.write(tmp.resolve("large"), SMALL_BUT_PARALLEL);
 
-        new SysfsScanner(tmp.resolve("large/sys"), tmp.resolve("large/dev"), 4).scan();
+        try (ReaderPool readers = ReaderPool.start(2)) {
+            SysfsScanner scanner = new SysfsScanner(tmp.resolve("large/sys"), tmp.resolve("large/dev"), readers);
+            scanner.scan();
+            Set<String> afterFirst = readerThreadNames();
+            scanner.scan();
+            scanner.scan();
 
-        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().startsWith("sysfs-scan-"));
+            assertThat(afterFirst).containsExactlyInAnyOrder("sysfs-scan-1", "sysfs-scan-2");
+            assertThat(readerThreadNames()).isEqualTo(afterFirst);
+        }
+
+        assertThat(readerThreadNames()).isEmpty();
     }
 
     @Test
-    void readerThreadsMustBePositive() {
-        assertThatThrownBy(() -> new SysfsScanner(tmp, tmp, 0))
+    void aScannerWithoutPoolReadsOnTheCallingThread() {
+        LargeHostTree.write(tmp.resolve("large"), SMALL_BUT_PARALLEL);
+
+        new SysfsScanner(tmp.resolve("large/sys"), tmp.resolve("large/dev")).scan();
+
+        assertThat(readerThreadNames()).isEmpty();
+    }
+
+    @Test
+    void aReaderPoolHasAtLeastTwoThreads() {
+        assertThatThrownBy(() -> ReaderPool.start(1))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("readThreads must be >= 1, was 0");
+                .hasMessage("a reader pool needs at least 2 threads, was 1");
+    }
+
+    private static Set<String> readerThreadNames() {
+        return Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
+                .filter(n -> n.startsWith("sysfs-scan-")).collect(Collectors.toSet());
     }
 }

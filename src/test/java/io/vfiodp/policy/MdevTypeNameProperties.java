@@ -61,7 +61,7 @@ class MdevTypeNameProperties {
         Files.writeString(node.resolve("sys").resolve(OTHER_NAME_FILE), "GRID T4-2Q\n");
         Files.write(node.resolve("sys").resolve(NAME_FILE), content);
 
-        HostSnapshot snapshot = new SysfsScanner(node.resolve("sys"), node.resolve("dev"), 1).scan();
+        HostSnapshot snapshot = new SysfsScanner(node.resolve("sys"), node.resolve("dev")).scan();
 
         Optional<String> readable = text(content).map(String::strip).filter(s -> !s.isEmpty());
         MdevParent parent = snapshot.mdevParents().get(GPU);
@@ -91,7 +91,7 @@ class MdevTypeNameProperties {
         Files.writeString(node.resolve("sys").resolve(NAME_FILE), first);
         Files.writeString(node.resolve("sys").resolve(OTHER_NAME_FILE), second);
 
-        PolicyResult result = PolicyEngine.evaluate(new SysfsScanner(node.resolve("sys"), node.resolve("dev"), 1).scan(),
+        PolicyResult result = PolicyEngine.evaluate(new SysfsScanner(node.resolve("sys"), node.resolve("dev")).scan(),
                 Optional.empty(), pciIds);
 
         assertThat(result.desiredState().resources().keySet()).extracting(name -> KubeVirtEnv.variableName(DeviceKind.MDEV, name))
