@@ -1,19 +1,17 @@
 package io.vfiodp.bench;
 
+import static io.vfiodp.bench.ListAndWatchLatency.print;
+import static io.vfiodp.bench.ListAndWatchLatency.timed;
+
 import io.vfiodp.demo.kubelet.Watch;
 import io.vfiodp.plugin.PluginListener;
-import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.vfiodp.serve.ServedHost;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Predicate;
 
 /**
  * Measures how long a host change takes to reach the kubelet, from the file operation to the
@@ -60,13 +58,13 @@ public final class HealthLatencyBench {
             Watch w = served.kubelet.watch(T4);
             w.awaitUpdates(1, WAIT);
             for (int i = 0; i < runs; i++) {
-                removed.add(timed(w, () -> served.host.removeGroupNode(24), ServedHost.has("0000:1a:00.0", "Unhealthy")));
-                recreated.add(timed(w, () -> served.host.createGroupNode(24), ServedHost.has("0000:1a:00.0", "Healthy")));
+                removed.add(timed(w, () -> served.host.removeGroupNode(24), ServedHost.has("0000:1a:00.0", "Unhealthy"), WAIT));
+                recreated.add(timed(w, () -> served.host.createGroupNode(24), ServedHost.has("0000:1a:00.0", "Healthy"), WAIT));
             }
             served.host.moveToGroup("0000:5e:00.0", 24);
             for (int i = 0; i < Math.min(runs, 10); i++) {
-                rebound.add(timed(w, () -> served.host.bind("0000:5e:00.0", "nvme"), ServedHost.has("0000:1a:00.0", "Unhealthy")));
-                rebound.add(timed(w, () -> served.host.bind("0000:5e:00.0", "vfio-pci"), ServedHost.has("0000:1a:00.0", "Healthy")));
+                rebound.add(timed(w, () -> served.host.bind("0000:5e:00.0", "nvme"), ServedHost.has("0000:1a:00.0", "Unhealthy"), WAIT));
+                rebound.add(timed(w, () -> served.host.bind("0000:5e:00.0", "vfio-pci"), ServedHost.has("0000:1a:00.0", "Healthy"), WAIT));
             }
             for (int i = 0; i < runs; i++) {
                 long start = System.nanoTime();
@@ -99,29 +97,5 @@ public final class HealthLatencyBench {
         print("group member rebound (periodic rescan " + rescanMs + " ms) -> health flips", rebound);
         print("A100 bound to vfio-pci + group node -> new resource registered and listed", appeared);
         print("one scan + policy pass, unchanged host", scan);
-    }
-
-    private interface Change {
-        void run() throws IOException;
-    }
-
-    private static long timed(Watch w, Change change, Predicate<ListAndWatchResponse> match) throws Exception {
-        int before = w.updates().size();
-        AtomicInteger index = new AtomicInteger();
-        long start = System.nanoTime();
-        change.run();
-        w.awaitUpdate(u -> index.getAndIncrement() >= before && match.test(u), WAIT);
-        return System.nanoTime() - start;
-    }
-
-    private static void print(String what, List<Long> nanos) {
-        List<Long> sorted = new ArrayList<>(nanos);
-        Collections.sort(sorted);
-        System.out.printf(Locale.ROOT, "  %-62s p50 %8.2f ms  p90 %8.2f ms  max %8.2f ms  (n=%d)%n", what,
-                ms(sorted.get(sorted.size() / 2)), ms(sorted.get((int) (sorted.size() * 0.9))), ms(sorted.getLast()), sorted.size());
-    }
-
-    private static double ms(long nanos) {
-        return nanos / 1e6;
     }
 }

@@ -1,6 +1,7 @@
 package io.vfiodp.kernel;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import tools.jackson.databind.JsonNode;
@@ -32,6 +33,13 @@ final class GuestHosts {
 
     static void writeConfig(Guest guest) throws IOException, InterruptedException {
         guest.ok("cat > " + CONFIG_PATH + " <<'EOF'\n" + CONFIG + "EOF\n");
+    }
+
+    /** The devices serve's tests start from on vfio-pci: every emulated device but the boot VGA. */
+    static void bindServedToVfio(Guest guest) throws IOException, InterruptedException {
+        for (String a : List.of(Guest.EDU, Guest.BOCHS, Guest.EDU_BEHIND_BRIDGE_1, Guest.EDU_BEHIND_BRIDGE_2, Guest.RNG_BEHIND_BRIDGE)) {
+            guest.bind(a, "vfio-pci");
+        }
     }
 
     /** Every PCI function by address, read with the shell, not with the plugin. */

@@ -53,9 +53,7 @@ class RealKernelHealthIT {
     void bootAndServe(GuestImage image) throws Exception {
         guest = Guest.boot(image);
         GuestHosts.writeConfig(guest);
-        for (String a : List.of(Guest.EDU, Guest.BOCHS, Guest.EDU_BEHIND_BRIDGE_1, Guest.EDU_BEHIND_BRIDGE_2, Guest.RNG_BEHIND_BRIDGE)) {
-            guest.bind(a, "vfio-pci");
-        }
+        GuestHosts.bindServedToVfio(guest);
         guest.ok(guest.java("io.vfiodp.kernel.guest.ListAndWatchRecorder", guest.image().imageDir().resolve("bin/vfio-device-plugin").toString(),
                 GuestHosts.CONFIG_PATH, "/run/dp/plugins") + " > " + LOG + " 2>/tmp/list-and-watch.err &");
         awaitList(EDU, 0, BOTH_EDUS);

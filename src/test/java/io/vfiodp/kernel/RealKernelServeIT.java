@@ -37,9 +37,7 @@ class RealKernelServeIT {
     void bootAndServe(GuestImage image) throws Exception {
         guest = Guest.boot(image);
         GuestHosts.writeConfig(guest);
-        for (String a : List.of(Guest.EDU, Guest.BOCHS, Guest.EDU_BEHIND_BRIDGE_1, Guest.EDU_BEHIND_BRIDGE_2, Guest.RNG_BEHIND_BRIDGE)) {
-            guest.bind(a, "vfio-pci");
-        }
+        GuestHosts.bindServedToVfio(guest);
         kernel = GuestHosts.sysfs(guest);
         served = new ObjectMapper().readTree(guest.ok(guest.java("io.vfiodp.kernel.guest.ServeDriver",
                 guest.image().imageDir().resolve("bin/vfio-device-plugin").toString(), GuestHosts.CONFIG_PATH, "/run/dp/plugins",

@@ -1,5 +1,8 @@
 package io.vfiodp.serve;
 
+import static io.vfiodp.bench.ListAndWatchLatency.print;
+import static io.vfiodp.bench.ListAndWatchLatency.timed;
+
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;
 import io.vfiodp.host.HostSnapshot;
@@ -12,11 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.function.Predicate;
 
 /**
  * Kernel uevent → ListAndWatch latency on a fixture: {@code serve} as shipped (its rescan period
@@ -86,11 +87,11 @@ public final class UeventLatencyBench {
         try (KubeletSimulator kubelet = KubeletSimulator.start(plugins); ServeApp serve = ServeApp.start(config, kernel.opener())) {
             Watch w = awaitWatchListing(kubelet, id);
             for (int i = 0; i < runs; i++) {
-                driverOff.add(timed(w, () -> kernel.rebindFromVfio(audio, "snd_hda_intel"), ServedHost.has(id, "Unhealthy")));
-                driverBack.add(timed(w, () -> kernel.rebindToVfio(audio), ServedHost.has(id, "Healthy")));
+                driverOff.add(timed(w, () -> kernel.rebindFromVfio(audio, "snd_hda_intel"), ServedHost.has(id, "Unhealthy"), WAIT));
+                driverBack.add(timed(w, () -> kernel.rebindToVfio(audio), ServedHost.has(id, "Healthy"), WAIT));
                 List<TreeKernel.Removed> gone = new ArrayList<>();
-                removed.add(timed(w, () -> gone.addAll(kernel.hotRemove(card)), ServedHost.has(id, "Unhealthy")));
-                added.add(timed(w, () -> kernel.hotAdd(gone), ServedHost.has(id, "Healthy")));
+                removed.add(timed(w, () -> gone.addAll(kernel.hotRemove(card)), ServedHost.has(id, "Unhealthy"), WAIT));
+                added.add(timed(w, () -> kernel.hotAdd(gone), ServedHost.has(id, "Healthy"), WAIT));
             }
             System.out.printf(Locale.ROOT, "uevent -> ListAndWatch message at the kubelet, %s (%d functions), %d runs; passes: %s%n", node,
                     snapshot.functions().size(), runs, serve.scans().counts());
@@ -112,26 +113,5 @@ public final class UeventLatencyBench {
             Thread.sleep(20);
         }
         throw new IllegalStateException("no resource lists " + id + " within " + WAIT + ": " + kubelet.registrations());
-    }
-
-    private interface Change {
-        void run() throws Exception;
-    }
-
-    private static long timed(Watch w, Change change, Predicate<ListAndWatchResponse> match) throws Exception {
-        int before = w.updates().size();
-        java.util.concurrent.atomic.AtomicInteger index = new java.util.concurrent.atomic.AtomicInteger();
-        long start = System.nanoTime();
-        change.run();
-        // Watch wakes its waiters on every message, so the time is the message's arrival (not a poll's)
-        w.awaitUpdate(u -> index.getAndIncrement() >= before && match.test(u), WAIT);
-        return System.nanoTime() - start;
-    }
-
-    private static void print(String what, List<Long> nanos) {
-        List<Long> sorted = new ArrayList<>(nanos);
-        Collections.sort(sorted);
-        System.out.printf(Locale.ROOT, "  %-72s p50 %7.1f ms  p90 %7.1f ms  max %7.1f ms%n", what, sorted.get(sorted.size() / 2) / 1e6,
-                sorted.get((int) (sorted.size() * 0.9)) / 1e6, sorted.getLast() / 1e6);
     }
 }
