@@ -22,13 +22,15 @@ import picocli.CommandLine.Spec;
 @Command(name = "demo",
         mixinStandardHelpOptions = true,
         description = {
-            "Run the whole flow on a fixture node bundled in the jar: inventory, serve as a process of its own registering with",
-            "an in-process kubelet simulator over unix sockets, its /healthz, /readyz and /metrics, one allocation per resource",
-            "(env vars, device specs, libvirt <hostdev>), clean shutdown. Then the DRA path on the same node: serve",
-            "--dra-resources all against fabric8's mock API server and a DRA kubelet simulator, its ResourceSlice, a claim",
-            "allocated as the scheduler leaves it, NodePrepareResources, the CDI spec, the KEP-5304 metadata and the",
-            "<hostdev>. The DRA part needs the mock server, which bin/vfio-device-plugin adds from target/demo-lib (the",
-            "image has none: it skips the part and says so). Finishes in seconds."})
+            // one element per paragraph: picocli wraps each to the terminal width
+            "Run the whole flow on a fixture node bundled in the jar: inventory, serve as a process of its own registering with "
+                    + "an in-process kubelet simulator over unix sockets, its /healthz, /readyz and /metrics, one allocation per resource "
+                    + "(env vars, device specs, libvirt <hostdev>), clean shutdown.",
+            "Then the DRA path on the same node: serve --dra-resources all against fabric8's mock API server and a DRA kubelet "
+                    + "simulator, its ResourceSlice, a claim allocated as the scheduler leaves it, NodePrepareResources, the CDI spec, "
+                    + "the KEP-5304 metadata and the <hostdev>. The DRA part needs the mock server, which bin/vfio-device-plugin adds "
+                    + "from target/demo-lib (the image has none: it skips the part and says so).",
+            "Finishes in seconds."})
 final class DemoCommand implements Callable<Integer> {
 
     @Spec CommandSpec spec;
@@ -37,9 +39,9 @@ final class DemoCommand implements Callable<Integer> {
     boolean verbose;
 
     @Option(names = "--serve-java-option", paramLabel = "OPT",
-            description = {"A JVM option for the plugin process (repeatable; give it as --serve-java-option=OPT),",
-                    "e.g. --serve-java-option=-Xmx64m or --serve-java-option=@lib/jvm.options. The image's build trains",
-                    "its class archive this way, on the plugin process alone."})
+            description = "A JVM option for the plugin process (repeatable; give it as --serve-java-option=OPT), "
+                    + "e.g. --serve-java-option=-Xmx64m or --serve-java-option=@lib/jvm.options. The image's build trains "
+                    + "its class archive this way, on the plugin process alone.")
     List<String> serveJavaOptions = new ArrayList<>();
 
     @Override

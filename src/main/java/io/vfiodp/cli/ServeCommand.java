@@ -18,11 +18,12 @@ import picocli.CommandLine.Spec;
 @Command(name = "serve",
         mixinStandardHelpOptions = true,
         description = {
-            "Serve every exposed resource to the kubelet: one gRPC device-plugin server per resource on its own unix socket,",
-            "registered with kubelet.sock, re-registered after kubelet restarts, updated on kernel uevents and /dev/vfio changes,",
-            "rescanned periodically. Runs until SIGTERM.",
-            "With --dra-resources, the resources it names are served through Dynamic Resource Allocation instead: ResourceSlices,",
-            "claims prepared into CDI devices and KubeVirt's device metadata, registered through the kubelet's plugin registry.",
+            // one element per paragraph: picocli wraps each to the terminal width
+            "Serve every exposed resource to the kubelet: one gRPC device-plugin server per resource on its own unix socket, "
+                    + "registered with kubelet.sock, re-registered after kubelet restarts, updated on kernel uevents and /dev/vfio "
+                    + "changes, rescanned periodically. Runs until SIGTERM.",
+            "With --dra-resources, the resources it names are served through Dynamic Resource Allocation instead: ResourceSlices, "
+                    + "claims prepared into CDI devices and KubeVirt's device metadata, registered through the kubelet's plugin registry.",
             "This is the default command: running the jar with no command, or with options only, runs serve."})
 final class ServeCommand implements Callable<Integer> {
 
