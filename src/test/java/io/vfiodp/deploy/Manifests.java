@@ -4,6 +4,10 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -14,10 +18,25 @@ record Manifests(Kubectl kubectl, String kustomization, List<HasMetadata> object
 
     private static final Map<String, List<Manifests>> RENDERED = new ConcurrentHashMap<>();
 
-    /** {@code deploy/<kustomization>} rendered by every kubectl at hand (rendered once per test run). */
+    /**
+     * {@code deploy/<kustomization>} rendered by every kubectl at hand that can (rendered once per test run): one that
+     * uses kustomize components only by those that render them, as {@link MonitoringManifestsTest} requires of at
+     * least one.
+     */
     static List<Manifests> of(String kustomization) {
-        return RENDERED.computeIfAbsent(kustomization,
-                k -> Kubectl.all().stream().map(kubectl -> new Manifests(kubectl, k, kubectl.objects(k))).toList());
+        return RENDERED.computeIfAbsent(kustomization, k -> {
+            List<Kubectl> able = usesComponents(k) ? MonitoringComponent.kubectls() : Kubectl.all();
+            return able.stream().map(kubectl -> new Manifests(kubectl, k, kubectl.objects(k))).toList();
+        });
+    }
+
+    private static boolean usesComponents(String kustomization) {
+        try {
+            return Files.readAllLines(Path.of("deploy", kustomization, "kustomization.yaml")).stream()
+                    .anyMatch(line -> line.startsWith("components:"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("deploy/" + kustomization + "/kustomization.yaml", e);
+        }
     }
 
     @Override
