@@ -12,8 +12,9 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs -o mode=755 tmpfs /run
+# /tmp and /run stay on the initramfs' own root (writable already): a tmpfs over them would hide the
+# image, which sits at its host path, when the checkout is under /tmp
+mkdir -p /tmp /run && chmod 1777 /tmp && chmod 755 /run
 hostname guest
 for m in $(cat /lib/modules/load-order); do
     insmod "/lib/modules/$m.ko" || echo "init: insmod $m failed" > /dev/console
