@@ -28,6 +28,10 @@ if [ -z "$feature" ]; then
 fi
 
 modules=$("$java_home/bin/jdeps" --multi-release "$feature" --ignore-missing-deps --print-module-deps "$jar")
+# jdk.jfr is there for netty's buffer events only: netty asks jdk.jfr.FlightRecorder.isAvailable() once,
+# catching any Throwable, and touches its event classes only when that said yes. Without the module the
+# answer is no and the runtime loads none of JFR's Java side (README, "Deployment").
+modules=$(printf '%s' "$modules" | tr ',' '\n' | grep -vx 'jdk.jfr' | paste -sd, -)
 extra=""
 if [ "$feature" -lt 22 ]; then
     # Up to JDK 21 the EC and XDH key agreement (SunEC) live in jdk.crypto.ec, found by the JCA

@@ -14,23 +14,39 @@ import java.util.Optional;
  * @param peerMirror  git directory (bare mirror or clone) of NVIDIA/kubevirt-gpu-device-plugin
  * @param peerScripts directory holding {@code build-nvidia-kubevirt-gpu-device-plugin.sh} and {@code run-nvidia-on-fixture.sh}
  * @param peerOut     where the build script keeps Go and the binary (reused when already built)
- * @param images      our plugin directories ({@code target/image}: jlink runtime, AOT cache, jvm.options, launcher); more
- *                    than one (a baseline's, a variant's) are measured in the same alternation, each compared with the peer
+ * @param images      our plugin directories ({@code target/image}: jlink runtime, AOT cache, jvm.options, launcher), each with
+ *                    the serve arguments it runs with; more than one (a baseline's, a variant's) are measured in the same
+ *                    alternation, each compared with the peer
  * @param runs        counted runs of each plugin on each node, alternating; the figures are their medians
  * @param idle        how long idle cost is sampled on the large node; zero skips it
  * @param fixture     the small node (start-up, Allocate, memory)
  * @param logs        where each run's plugin output goes (discarded unless given)
  */
-record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, List<Path> images, int runs, Duration idle, Path fixture,
+record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, List<OurImage> images, int runs, Duration idle, Path fixture,
                           Optional<Path> logs) {
 
     static final String USAGE = """
             usage: java -cp target/vfio-device-plugin.jar:target/test-classes io.vfiodp.bench.ServeBench --peer GIT_DIR
-                [--peer-scripts DIR (/work/shared/peers)] [--peer-out DIR (/tmp/peers)] [--image DIR (target/image; repeatable)]
+                [--peer-scripts DIR (/work/shared/peers)] [--peer-out DIR (/tmp/peers)]
+                [--serve-arg ARG (repeatable)] [--image DIR (target/image; repeatable)]
                 [--runs N (5, at least 3)] [--idle-seconds S (120; 0 skips the idle measurement)]
                 [--fixture DIR (src/test/resources/sysfs-fixtures/t4-numa)] [--logs DIR]
             GIT_DIR: a git mirror of NVIDIA/kubevirt-gpu-device-plugin holding tag v1.6.0; when the peer cannot be
-            built from it (or GIT_DIR is "none"), the bench says why and measures our plugin alone.""";
+            built from it (or GIT_DIR is "none"), the bench says why and measures our plugin alone.
+            --serve-arg ARG (or --serve-arg=ARG): one more argument to serve for every --image given after it (the peer
+            takes none), e.g. --image BASELINE --serve-arg=--uevents=on --image NEW: the bench's nodes are directories,
+            not a sysfs mount, so serve's default --uevents auto listens to no uevents there.""";
+
+    /**
+     * One of our images and what serve gets beyond the bench's node, socket directory and metrics
+     * address.
+     */
+    record OurImage(Path dir, List<String> serveArgs) {
+        OurImage {
+            Objects.requireNonNull(dir, "dir");
+            serveArgs = List.copyOf(serveArgs);
+        }
+    }
 
     ComparisonSettings {
         Objects.requireNonNull(peerMirror, "peerMirror");
@@ -44,20 +60,34 @@ record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, List<
         Path mirror = null;
         Path scripts = Path.of("/work/shared/peers");
         Path out = Path.of("/tmp/peers");
-        List<Path> images = new ArrayList<>();
+        List<OurImage> images = new ArrayList<>();
+        List<String> serveArgs = new ArrayList<>();
+        boolean serveArgsUsed = true;
         int runs = 5;
         Duration idle = Duration.ofSeconds(120);
         Path fixture = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
         Optional<Path> logs = Optional.empty();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
+            if (a.startsWith("--serve-arg=")) {
+                serveArgs.add(a.substring("--serve-arg=".length()));
+                serveArgsUsed = false;
+                continue;
+            }
             if (i + 1 >= args.length) throw new IllegalArgumentException(a + " needs a value\n" + USAGE);
             String v = args[++i];
             switch (a) {
                 case "--peer" -> mirror = Path.of(v);
                 case "--peer-scripts" -> scripts = Path.of(v);
                 case "--peer-out" -> out = Path.of(v);
-                case "--image" -> images.add(Path.of(v));
+                case "--image" -> {
+                    images.add(new OurImage(Path.of(v), serveArgs));
+                    serveArgsUsed = true;
+                }
+                case "--serve-arg" -> {
+                    serveArgs.add(v);
+                    serveArgsUsed = false;
+                }
                 case "--runs" -> runs = integer(v, a);
                 case "--idle-seconds" -> idle = Duration.ofSeconds(integer(v, a));
                 case "--fixture" -> fixture = Path.of(v);
@@ -66,7 +96,12 @@ record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, List<
             }
         }
         if (mirror == null) throw new IllegalArgumentException("--peer GIT_DIR is missing\n" + USAGE);
-        if (images.isEmpty()) images.add(Path.of("target/image"));
+        if (images.isEmpty()) {
+            images.add(new OurImage(Path.of("target/image"), serveArgs));
+        } else if (!serveArgsUsed) {
+            throw new IllegalArgumentException("--serve-arg " + serveArgs.getLast() + " comes after the last --image: it applies to the images"
+                    + " given after it\n" + USAGE);
+        }
         return new ComparisonSettings(mirror, scripts, out, images, runs, idle, fixture, logs);
     }
 

@@ -1,6 +1,7 @@
 package io.vfiodp.bench;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /** One plugin the comparison starts: how it serves a node's {@code sys} and {@code dev} to a device-plugin directory. */
@@ -15,12 +16,22 @@ sealed interface Contender {
      * with the pci.ids it chooses itself (the image ships none: the copy in the jar, unless the
      * machine has a newer one).
      *
-     * @param label what tells this image from others measured in the same run ("" when it is the only one)
+     * @param label     what tells this image from others measured in the same run ("" when it is the only one)
+     * @param serveArgs what serve gets after the node, socket directory and metrics address ({@code --serve-arg})
      */
-    record Ours(Path image, String label) implements Contender {
+    record Ours(Path image, String label, List<String> serveArgs) implements Contender {
+        public Ours {
+            serveArgs = List.copyOf(serveArgs);
+        }
+
+        public Ours(Path image, String label) {
+            this(image, label, List.of());
+        }
+
         @Override
         public String name() {
-            return label.isEmpty() ? "ours" : "ours " + label;
+            String name = label.isEmpty() ? "ours" : "ours " + label;
+            return serveArgs.isEmpty() ? name : name + " (" + String.join(" ", serveArgs) + ")";
         }
 
         Path launcher() {
@@ -29,8 +40,11 @@ sealed interface Contender {
 
         @Override
         public List<String> command(Path node, Path devicePluginDir) {
-            return List.of(launcher().toString(), "serve", "--sysfs-root", node.resolve("sys").toString(), "--dev-root",
-                    node.resolve("dev").toString(), "--device-plugin-dir", devicePluginDir.toString(), "--metrics-address", "127.0.0.1:0");
+            List<String> command = new ArrayList<>(List.of(launcher().toString(), "serve", "--sysfs-root", node.resolve("sys").toString(),
+                    "--dev-root", node.resolve("dev").toString(), "--device-plugin-dir", devicePluginDir.toString(), "--metrics-address",
+                    "127.0.0.1:0"));
+            command.addAll(serveArgs);
+            return List.copyOf(command);
         }
     }
 

@@ -49,6 +49,9 @@ class PeerBuildTest {
 
         assertThat(new Contender.Ours(Path.of("/img"), "").command(node, dir)).isEqualTo(List.of("/img/bin/vfio-device-plugin",
                 "serve", "--sysfs-root", "/n/sys", "--dev-root", "/n/dev", "--device-plugin-dir", "/dp", "--metrics-address", "127.0.0.1:0"));
+        Contender.Ours withUevents = new Contender.Ours(Path.of("/img"), "new", List.of("--uevents=on"));
+        assertThat(withUevents.command(node, dir)).endsWith("--metrics-address", "127.0.0.1:0", "--uevents=on");
+        assertThat(withUevents.name()).isEqualTo("ours new (--uevents=on)");
         assertThat(new Contender.Nvidia(Path.of("/run.sh"), Path.of("/bin/p"), Path.of("/ids")).command(node, dir))
                 .isEqualTo(List.of("bash", "/run.sh", "/bin/p", "/n", "/dp", "/ids"));
     }

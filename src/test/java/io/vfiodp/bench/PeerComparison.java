@@ -68,8 +68,8 @@ public final class PeerComparison {
             System.exit(2);
             return;
         }
-        for (Path image : settings.images()) {
-            Path launcher = image.resolve("bin/vfio-device-plugin");
+        for (ComparisonSettings.OurImage image : settings.images()) {
+            Path launcher = image.dir().resolve("bin/vfio-device-plugin");
             if (!Files.isExecutable(launcher)) {
                 throw new IllegalStateException(launcher + " is missing: run ./mvnw -B -q -DskipTests package (the profile \"image\" builds it)");
             }
@@ -93,7 +93,9 @@ public final class PeerComparison {
 
     private void run(PeerBuild build) throws Exception {
         List<Contender.Ours> ours = new ArrayList<>();
-        for (Path image : settings.images()) ours.add(new Contender.Ours(image, settings.images().size() > 1 ? label(image) : ""));
+        for (ComparisonSettings.OurImage image : settings.images()) {
+            ours.add(new Contender.Ours(image.dir(), settings.images().size() > 1 ? label(image.dir()) : "", image.serveArgs()));
+        }
         Optional<Contender.Nvidia> peer = switch (build) {
             case PeerBuild.Built b -> {
                 System.out.println("peer: " + b.binary() + " (" + settings.buildScript() + " " + settings.peerMirror() + ")");
