@@ -1,11 +1,9 @@
 package io.vfiodp.kube.kubevirt.model;
 
 /** One {@code mediatedDevices} entry. */
-public class MediatedHostDevice extends UnknownFields {
+public class MediatedHostDevice extends PermittedDeviceEntry {
 
     private String mdevNameSelector;
-    private String resourceName;
-    private Boolean externalResourceProvider;
 
     public String getMdevNameSelector() {
         return mdevNameSelector;
@@ -13,21 +11,5 @@ public class MediatedHostDevice extends UnknownFields {
 
     public void setMdevNameSelector(String mdevNameSelector) {
         this.mdevNameSelector = mdevNameSelector;
-    }
-
-    public String getResourceName() {
-        return resourceName;
-    }
-
-    public void setResourceName(String resourceName) {
-        this.resourceName = resourceName;
-    }
-
-    public Boolean getExternalResourceProvider() {
-        return externalResourceProvider;
-    }
-
-    public void setExternalResourceProvider(Boolean externalResourceProvider) {
-        this.externalResourceProvider = externalResourceProvider;
     }
 }

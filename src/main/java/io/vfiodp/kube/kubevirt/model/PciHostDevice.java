@@ -1,11 +1,9 @@
 package io.vfiodp.kube.kubevirt.model;
 
 /** One {@code pciHostDevices} entry. */
-public class PciHostDevice extends UnknownFields {
+public class PciHostDevice extends PermittedDeviceEntry {
 
     private String pciVendorSelector;
-    private String resourceName;
-    private Boolean externalResourceProvider;
 
     public String getPciVendorSelector() {
         return pciVendorSelector;
@@ -13,21 +11,5 @@ public class PciHostDevice extends UnknownFields {
 
     public void setPciVendorSelector(String pciVendorSelector) {
         this.pciVendorSelector = pciVendorSelector;
-    }
-
-    public String getResourceName() {
-        return resourceName;
-    }
-
-    public void setResourceName(String resourceName) {
-        this.resourceName = resourceName;
-    }
-
-    public Boolean getExternalResourceProvider() {
-        return externalResourceProvider;
-    }
-
-    public void setExternalResourceProvider(Boolean externalResourceProvider) {
-        this.externalResourceProvider = externalResourceProvider;
     }
 }
