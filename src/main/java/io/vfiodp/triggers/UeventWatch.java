@@ -5,6 +5,7 @@ import io.vfiodp.host.UeventReceipt;
 import io.vfiodp.host.UeventSource;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -68,7 +69,7 @@ public final class UeventWatch implements AutoCloseable {
     private final Worker worker;
     private volatile boolean closing;
     // claimed by the receiver when it starts, or by close() when it never did: whoever claims it closes the source
-    private final java.util.concurrent.atomic.AtomicBoolean claimed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean claimed = new AtomicBoolean();
 
     private UeventWatch(UeventSource source, Coalescing coalescing, Consumer<Burst> onBurst, LongSupplier nanoTime, Worker worker) {
         this.source = source;
