@@ -156,7 +156,7 @@ public final class PluginRuntime implements AutoCloseable {
             }
         }
         try {
-            SocketNames.forResource(pluginDir, SocketNames.LONGEST_RESOURCE);
+            SocketNames.checkRoom(pluginDir, SocketNames.LONGEST_RESOURCE);
         } catch (IllegalArgumentException e) {
             throw new IOException(e.getMessage(), e);
         }

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.OptionalInt;
 
 /**
  * Socket file names for our per-resource servers: {@code vfio-dp-<domain>_<name>.sock}.
@@ -39,18 +40,32 @@ public final class SocketNames {
 
     /** The socket file name for {@code resource} inside {@code dir}; throws when {@code dir} leaves no room. */
     public static String forResource(Path dir, ResourceName resource) {
+        String body = resource.value().replace('/', '_');
+        OptionalInt cut = cutLength(dir, body);
+        if (cut.isEmpty()) return PREFIX + body + SUFFIX;
+        return PREFIX + body.substring(0, Math.min(cut.getAsInt(), body.length())) + "-" + hash(resource.value()) + SUFFIX;
+    }
+
+    /**
+     * Throws as {@link #forResource} would for {@code resource} in {@code dir}, without making the
+     * name: the start-up check of the directory hashes nothing, so it loads none of the JDK's
+     * security providers (60 classes and the java.security file) before the first registration.
+     */
+    public static void checkRoom(Path dir, ResourceName resource) {
+        cutLength(dir, resource.value().replace('/', '_'));
+    }
+
+    /** Empty when {@code body} fits whole, else how many of its characters fit beside the hash tag; throws when none does. */
+    private static OptionalInt cutLength(Path dir, String body) {
         int dirBytes = dir.toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8).length + 1;
-        String plain = PREFIX + resource.value().replace('/', '_') + SUFFIX;
-        if (dirBytes + plain.length() <= MAX_PATH_BYTES) return plain;
-        String tag = "-" + hash(resource.value());
-        int room = MAX_PATH_BYTES - dirBytes - PREFIX.length() - tag.length() - SUFFIX.length();
+        if (dirBytes + PREFIX.length() + body.length() + SUFFIX.length() <= MAX_PATH_BYTES) return OptionalInt.empty();
+        int room = MAX_PATH_BYTES - dirBytes - PREFIX.length() - 1 - HASH_CHARS - SUFFIX.length();
         if (room < 1) {
             throw new IllegalArgumentException("device-plugin dir " + dir + " is too long: a socket path in it cannot stay within "
                     + MAX_PATH_BYTES + " bytes (the directory's path has " + (dirBytes - 1) + " bytes; at most " + MAX_DIR_BYTES
                     + " leave room for the socket of every resource name)");
         }
-        String body = resource.value().replace('/', '_');
-        return PREFIX + body.substring(0, Math.min(room, body.length())) + tag + SUFFIX;
+        return OptionalInt.of(room);
     }
 
     private static String hash(String value) {

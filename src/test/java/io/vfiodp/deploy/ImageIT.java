@@ -6,14 +6,17 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
-import io.vfiodp.kube.MockKubeApi;
-import io.vfiodp.kube.kubevirt.KubeVirtCrs;
-import io.vfiodp.kube.OffLoopWatchDispatcher;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.kube.MockKubeApi;
+import io.vfiodp.kube.OffLoopWatchDispatcher;
+import io.vfiodp.kube.kubevirt.KubeVirtCrs;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,9 +27,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import io.fabric8.mockwebserver.MockWebServer;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -109,6 +114,42 @@ class ImageIT {
         } else {
             assertThat(Files.readString(cdsLog)).contains("Mapped dynamic region #0");
         }
+    }
+
+    /**
+     * build.sh rewrites picocli's Java 5 class files, which no AOT cache holds, as Java 8 class
+     * files with stack maps: they must come from the archive, and each must still verify.
+     */
+    @Test
+    void picocliComesFromTheArchiveAndEachRewrittenClassVerifies() throws Exception {
+        Assumptions.assumeTrue(runtimeFeature() >= 25, "an AOT cache (JDK 25+) only: build.sh leaves the jar as it is before");
+        Path classLog = dir.resolve("classes.log");
+
+        Run help = run(Map.of("JDK_JAVA_OPTIONS", "-Xshare:on -Xlog:class+load=info:file=" + classLog), "serve", "--help");
+
+        assertThat(help.exit()).as(help.err()).isZero();
+        // the help screen's own classes are not on serve's path, which the archive was trained on
+        List<String> loaded = Files.readAllLines(classLog);
+        assertThat(loaded).filteredOn(l -> l.contains(" picocli.") && l.endsWith(" source: shared objects file")).hasSizeGreaterThan(100);
+        assertThat(loaded).filteredOn(l -> l.contains(" picocli.CommandLine source: ")).singleElement().asString()
+                .endsWith(" source: shared objects file");
+        Path jarFile = IMAGE.resolve("lib/vfio-device-plugin.jar");
+        List<String> names = new ArrayList<>();
+        // a loader of its own over the image's jar: this JVM verifies every class such a loader defines
+        try (JarFile jar = new JarFile(jarFile.toFile());
+             URLClassLoader loader = new URLClassLoader(new URL[] {jarFile.toUri().toURL()}, ClassLoader.getPlatformClassLoader())) {
+            for (JarEntry e : jar.stream().filter(e -> e.getName().startsWith("picocli/") && e.getName().endsWith(".class")).toList()) {
+                try (var in = new java.io.DataInputStream(jar.getInputStream(e))) {
+                    in.readInt(); // magic
+                    in.readUnsignedShort(); // minor
+                    assertThat(in.readUnsignedShort()).as("class file version of " + e.getName()).isEqualTo(52);
+                }
+                String name = e.getName().substring(0, e.getName().length() - ".class".length()).replace('/', '.');
+                assertThat(Class.forName(name, true, loader).getClassLoader()).as(name).isSameAs(loader);
+                names.add(name);
+            }
+        }
+        assertThat(names).hasSizeGreaterThan(200).contains("picocli.CommandLine");
     }
 
     @Test

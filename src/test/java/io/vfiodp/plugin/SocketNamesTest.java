@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vfiodp.policy.ResourceName;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class SocketNamesTest {
@@ -50,5 +52,29 @@ class SocketNamesTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("device-plugin dir " + deep + " is too long: a socket path in it cannot stay within 107 bytes"
                         + " (the directory's path has 101 bytes; at most 81 leave room for the socket of every resource name)");
+    }
+
+    @Test
+    void checkRoomRefusesExactlyTheDirectoriesForResourceRefuses() {
+        for (int length = 60; length <= 100; length++) {
+            Path dir = Path.of("/" + "d".repeat(length - 1));
+            for (ResourceName resource : List.of(SocketNames.LONGEST_RESOURCE, ResourceName.of("nvidia.com/X"))) {
+                Optional<String> named = refusal(() -> SocketNames.forResource(dir, resource));
+                Optional<String> checked = refusal(() -> SocketNames.checkRoom(dir, resource));
+
+                assertThat(checked).as(length + "-byte dir, " + resource).isEqualTo(named);
+                // 81 bytes: the longest resource's name cut to one character beside its tag, and a short name whole
+                assertThat(named.isPresent()).as(length + "-byte dir, " + resource).isEqualTo(length > 81);
+            }
+        }
+    }
+
+    private static Optional<String> refusal(Runnable call) {
+        try {
+            call.run();
+            return Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return Optional.of(e.getMessage());
+        }
     }
 }
