@@ -1,5 +1,6 @@
 package io.vfiodp.cli;
 
+import io.vfiodp.serve.ServePrestart;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,7 @@ public final class Main implements Runnable {
 
     public static void main(String[] args) {
         String[] withCommand = withDefaultCommand(args);
+        if (withCommand[0].equals("serve")) ServePrestart.begin();
         System.exit(commandLineFor(withCommand, System.getenv()).execute(withCommand));
     }
 
@@ -54,9 +56,9 @@ public final class Main implements Runnable {
 
     /**
      * The command line {@code args} need: with only the subcommand they name, when they name one
-     * (other than help). picocli builds a command's model by reflection over its annotations, with
-     * classes the class-data archive cannot hold (picocli's are Java 5 class files): the five
-     * commands took about 200 ms of serve's start-up, serve's own about 120 (README, "Deployment").
+     * (other than help). picocli builds a command's model by reflection over its annotations: the
+     * five commands took about 200 ms of serve's start-up, serve's own about 120 while picocli's
+     * classes were not in the class-data archive (README, "Deployment").
      */
     static CommandLine commandLineFor(String[] args, Map<String, String> env) {
         boolean oneCommand = args.length > 0 && SUBCOMMANDS.contains(args[0]) && !args[0].equals("help");

@@ -37,6 +37,14 @@ public final class VfioApiCheck {
 
     private VfioApiCheck() {}
 
+    /**
+     * Loads JNA and binds glibc now, as {@link #check} does first: for a start that does it on
+     * another core ahead of the check. Throws as the binding does when there is no libc.
+     */
+    public static void bindLibc() {
+        NativeLibC.load(LibC.class);
+    }
+
     /** Checks {@code <devRoot>/vfio/vfio}; never throws. */
     public static VfioAvailability check(Path devRoot) {
         Path container = devRoot.resolve("vfio").resolve("vfio");

@@ -115,6 +115,9 @@ public final class PeerComparison {
             System.out.printf("the run script's own start (mount namespace, binds, two execs; in NVIDIA's start-up figures): median %d ms%n",
                     scriptOverheadMs(peer.get()));
         }
+        // every image's files as a node reads them, whatever wrote them last (PageCache)
+        for (Contender.Ours o : ours) System.out.println(o.name() + ": " + PageCache.evict(o.image()) + " files dropped from the page cache");
+        if (peer.isPresent()) PageCache.evict(peer.get().binary().getParent());
         Map<Contender, Expectation> small = new LinkedHashMap<>();
         Map<Contender, Expectation> big = new LinkedHashMap<>();
         for (Contender c : contenders) {
