@@ -106,6 +106,8 @@ public final class ServeBench {
                 throw new IllegalStateException(launcher + " is missing: run ./mvnw -B -q -DskipTests package (the profile \"image\" builds it)");
             }
             configurations.add(new Configuration("image: jlink runtime + CDS archive + jvm.options", List.of(launcher.toString())));
+            // mapped as a node reads it, not as the build left it in the page cache (PageCache)
+            System.out.println(image + ": " + PageCache.evict(image) + " files dropped from the page cache");
             configurations.add(new Configuration("plain java -jar (JDK " + System.getProperty("java.version") + ", no flags)",
                     List.of(java, "-jar", jar.toString())));
         }
