@@ -73,7 +73,8 @@ public final class PluginRuntime implements AutoCloseable {
     public static PluginRuntime start(PluginSettings settings, NodeStateSource source, PluginListener listener) throws IOException {
         checkPluginDir(settings.pluginDir());
         StaleSockets.remove(settings.pluginDir());
-        // Netty unpacks and loads its native epoll library on first use: do that on a second core while we scan.
+        // Netty unpacks and loads its native epoll library on first use, and the group starts its thread: on a second core while
+        // we scan. (serve through Main has loaded the library already, while picocli read the options: ServePrestart.)
         CompletableFuture<EpollEventLoopGroup> transport = new CompletableFuture<>();
         Thread starter = new Thread(() -> {
             try {
