@@ -50,14 +50,19 @@ fi
 if [ "$feature" -ge 23 ]; then
     # netty (inside grpc-netty-shaded) uses sun.misc.Unsafe memory access; JDK 24+ warns on every
     # start. The option exists from JDK 23 on, so it goes into this runtime, not into jvm.options.
-    options="--add-options=--sun-misc-unsafe-memory-access=allow"
+    # The launcher starts the main class from the class path, not with -jar (which would read the
+    # jar's central directory once more before main: ~10 ms), so the manifest's
+    # Enable-Native-Access does not apply: the runtime enables it for netty's and JNA's JNI, and
+    # since it is the runtime's, the training run has it too (an AOT cache made without it refuses
+    # to map).
+    options="--add-options=--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED"
 fi
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
 echo "image: jlink (JDK $feature) --add-modules $modules$extra"
-# shellcheck disable=SC2086 # $options and $cds are one word or none
-if ! "$java_home/bin/jlink" --add-modules "$modules$extra" $options \
+# shellcheck disable=SC2086 # $cds is one word or none
+if ! "$java_home/bin/jlink" --add-modules "$modules$extra" ${options:+"$options"} \
         --strip-debug --no-header-files --no-man-pages $cds \
         --output "$out/runtime"; then
     echo "image: jlink failed with the JDK in $java_home; it needs the JDK's jmods (Debian: the openjdk-N-jmods" \

@@ -129,7 +129,7 @@ class GpuOperatorDropInTest {
         assertThat(dockerfile("CMD")).containsExactly("serve");
         // build.sh installs the launcher there; it passes its arguments on to the jar unchanged
         assertThat(Files.readString(Path.of("src/main/image/build.sh"))).contains("OUT/bin/vfio-device-plugin");
-        assertThat(Files.readString(Path.of("src/main/image/vfio-device-plugin"))).contains("-jar \"$home/lib/vfio-device-plugin.jar\" \"$@\"");
+        assertThat(Files.readString(Path.of("src/main/image/vfio-device-plugin"))).contains("-cp \"$home/lib/vfio-device-plugin.jar\" io.vfiodp.cli.Main \"$@\"");
     }
 
     @Test

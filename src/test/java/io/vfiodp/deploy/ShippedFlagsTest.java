@@ -64,7 +64,7 @@ class ShippedFlagsTest {
         expected.addAll(shippedFlags());
         expected.addAll(List.of("-XX:CompileCommandFile=/x/lib/compile-commands", "-XX:SharedArchiveFile=/x/lib/vfio-device-plugin.jsa",
                 "-Djava.library.path=/x/lib/native",
-                "-Djna.boot.library.path=/x/lib/native", "-jar", "/x/lib/vfio-device-plugin.jar"));
+                "-Djna.boot.library.path=/x/lib/native", "-cp", "/x/lib/vfio-device-plugin.jar", "io.vfiodp.cli.Main"));
 
         assertThat(launcherCommand("/x")).isEqualTo(expected);
     }
