@@ -74,11 +74,16 @@ public final class PluginRuntime implements AutoCloseable {
         checkPluginDir(settings.pluginDir());
         StaleSockets.remove(settings.pluginDir());
         // Netty unpacks and loads its native epoll library on first use, and the group starts its thread: on a second core while
-        // we scan. (serve through Main has loaded the library already, while picocli read the options: ServePrestart.)
-        CompletableFuture<EpollEventLoopGroup> transport = new CompletableFuture<>();
+        // we scan. (serve through Main has loaded the library already, while picocli read the options: ServePrestart.) The
+        // connection to kubelet.sock for the first Register is made there too, meanwhile.
+        CompletableFuture<Transport> transport = new CompletableFuture<>();
         Thread starter = new Thread(() -> {
             try {
-                transport.complete(new EpollEventLoopGroup(1, new DefaultThreadFactory("vfio-dp-grpc", true)));
+                EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory("vfio-dp-grpc", true));
+                KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDir().resolve(ReconcileLoop.KUBELET_SOCKET), group,
+                        settings.registrationTimeout());
+                registrar.dialAhead();
+                transport.complete(new Transport(group, registrar));
             } catch (Throwable t) {
                 transport.completeExceptionally(t);
             }
@@ -89,17 +94,17 @@ public final class PluginRuntime implements AutoCloseable {
         try {
             first = source.read();
         } catch (RuntimeException e) {
-            transport.thenAccept(g -> g.shutdownGracefully(0, 1, TimeUnit.SECONDS));
+            transport.thenAccept(Transport::close);
             throw e;
         }
         EpollEventLoopGroup group;
+        KubeletRegistrar registrar;
         try {
-            group = transport.join();
+            group = transport.join().group();
+            registrar = transport.join().registrar();
         } catch (CompletionException e) {
             throw new IOException("netty's epoll transport is unavailable: " + e.getCause(), e.getCause());
         }
-        KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDir().resolve(ReconcileLoop.KUBELET_SOCKET), group,
-                settings.registrationTimeout());
         ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(), settings.safetyCheck(),
                 listener);
         DirectoryWatch watch;
@@ -116,6 +121,14 @@ public final class PluginRuntime implements AutoCloseable {
         loop.apply(first);
         runtime.rescanEvery(settings.rescanInterval());
         return runtime;
+    }
+
+    /** The event loop every server and Register call shares, and the registrar on it. */
+    private record Transport(EpollEventLoopGroup group, KubeletRegistrar registrar) {
+        void close() {
+            registrar.close();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
     }
 
     /**

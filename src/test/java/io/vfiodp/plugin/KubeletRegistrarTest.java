@@ -4,6 +4,7 @@ import static io.vfiodp.plugin.Devices.pci;
 import static io.vfiodp.plugin.Devices.resource;
 import static io.vfiodp.plugin.Devices.state;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
@@ -61,6 +62,52 @@ class KubeletRegistrarTest {
         registrar.register(request, FileIdentity.of(dir.resolve(KubeletSimulator.SOCKET))).get(5, TimeUnit.SECONDS);
 
         assertThat(kubelet.registrationsSinceRestart()).extracting(KubeletSimulator.Registration::resourceName).containsExactly(T4);
+    }
+
+    @Test
+    void theFirstRegisterGoesOverTheConnectionDialledAhead() throws Exception {
+        Optional<FileIdentity> seen = FileIdentity.of(dir.resolve(KubeletSimulator.SOCKET));
+
+        assertThat(registrar.dialAhead().get(5, TimeUnit.SECONDS)).isEqualTo(seen);
+        registrar.register(request, seen).get(5, TimeUnit.SECONDS);
+
+        assertThat(kubelet.registrationsSinceRestart()).extracting(KubeletSimulator.Registration::resourceName).containsExactly(T4);
+        assertThat(registrar.dials()).isEqualTo(1);
+        assertThat(registrar.openChannels()).isZero();
+    }
+
+    @Test
+    void aConnectionDialledAheadToAKubeletThatRestartedSinceIsDroppedAndTheNewKubeletDialled() throws Exception {
+        registrar.dialAhead().get(5, TimeUnit.SECONDS);
+        kubelet.restart();
+        reconcileThread.submit(() -> server.stop(false)).get(5, TimeUnit.SECONDS);
+        server = ResourceServer.start(ResourceView.allOf(state(resource(T4, pci("0000:3b:00.0", 12, 0)))).get(ResourceName.of(T4)),
+                dir.resolve(request.getEndpoint()), group, reconcileThread, PluginListener.NONE);
+
+        registrar.register(request, FileIdentity.of(dir.resolve(KubeletSimulator.SOCKET))).get(5, TimeUnit.SECONDS);
+
+        assertThat(kubelet.registrationsSinceRestart()).extracting(KubeletSimulator.Registration::resourceName).containsExactly(T4);
+        assertThat(registrar.dials()).isEqualTo(2);
+        assertThat(registrar.openChannels()).isZero();
+    }
+
+    @Test
+    void aConnectionDialledAheadThatNoRegisterTakesIsClosedAfterTheRegistrationTimeout() throws Exception {
+        KubeletRegistrar shortLived = new KubeletRegistrar(dir.resolve(KubeletSimulator.SOCKET), group, Duration.ofMillis(200));
+
+        assertThat(shortLived.dialAhead().get(5, TimeUnit.SECONDS)).isPresent();
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(shortLived.openChannels()).isZero());
+        shortLived.close();
+    }
+
+    @Test
+    void nothingIsDialledAheadWithoutAKubeletSocket() throws Exception {
+        KubeletRegistrar noKubelet = new KubeletRegistrar(dir.resolve("absent/kubelet.sock"), group, Duration.ofSeconds(5));
+
+        assertThat(noKubelet.dialAhead().get(5, TimeUnit.SECONDS)).isEmpty();
+        assertThat(noKubelet.dials()).isZero();
+        noKubelet.close();
     }
 
     @Test
