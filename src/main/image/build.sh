@@ -48,8 +48,10 @@ if [ "$feature" -ge 25 ]; then
     cds=""
 fi
 if [ "$feature" -ge 23 ]; then
-    # netty (inside grpc-netty-shaded) uses sun.misc.Unsafe memory access; JDK 24+ warns on every
-    # start. The option exists from JDK 23 on, so it goes into this runtime, not into jvm.options.
+    # netty (inside grpc-netty-shaded) uses sun.misc.Unsafe memory access, and protobuf's lite runtime
+    # (the generated messages) cannot do without it: JDK 24+ warns on every start, and with access
+    # denied (the default JEP 471 plans for a later JDK) lite messages throw. The option exists from
+    # JDK 23 on, so it goes into this runtime, not into jvm.options.
     # The launcher starts the main class from the class path, not with -jar (which would read the
     # jar's central directory once more before main: ~10 ms), so the manifest's
     # Enable-Native-Access does not apply: the runtime enables it for netty's and JNA's JNI, and

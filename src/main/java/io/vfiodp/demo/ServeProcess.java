@@ -36,6 +36,9 @@ public final class ServeProcess implements DemoRun.RunningServe {
     /** What serve logs (at INFO) once its endpoints listen. */
     private static final Pattern METRICS_LINE = Pattern.compile("metrics on http://\\S+:(\\d+)/metrics");
     private static final int KEPT_LINES = 20;
+    /** The system property the JVM sets from {@link #UNSAFE_MEMORY_ACCESS_OPTION} (JDK 23+). */
+    static final String UNSAFE_MEMORY_ACCESS = "sun.misc.unsafe.memory.access";
+    static final String UNSAFE_MEMORY_ACCESS_OPTION = "--sun-misc-unsafe-memory-access";
     /** A JVM start with serve's scan and servers; generous for a busy 2-core build machine. */
     private static final Duration START_WAIT = Duration.ofSeconds(30);
     /** A JVM that writes an AOT cache or a dynamic archive as it exits takes a few seconds more. */
@@ -66,6 +69,7 @@ public final class ServeProcess implements DemoRun.RunningServe {
     private static List<String> command(List<String> javaOptions, List<String> serveOptions, String mainClass) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(unsafeMemoryAccess(Optional.ofNullable(System.getProperty(UNSAFE_MEMORY_ACCESS)), javaOptions));
         command.addAll(javaOptions);
         String classPath = System.getProperty("java.class.path");
         String first = classPath.split(File.pathSeparator, 2)[0];
@@ -77,6 +81,21 @@ public final class ServeProcess implements DemoRun.RunningServe {
         command.add("serve");
         command.addAll(serveOptions);
         return command;
+    }
+
+    /**
+     * This JVM's {@code --sun-misc-unsafe-memory-access} for serve's, unless {@code javaOptions} set one. protobuf's
+     * lite runtime, which the generated messages use, cannot work without sun.misc.Unsafe's memory access: JDK 24+
+     * warns at its first use unless it is allowed, and with it denied lite messages throw. bin/vfio-device-plugin
+     * allows it for the demo (and the image's runtime for every JVM it starts, with the option built in): serve
+     * gets the same.
+     *
+     * @param demoSetting this JVM's {@value #UNSAFE_MEMORY_ACCESS} property, absent before JDK 23 or when no
+     *                    option set it
+     */
+    static List<String> unsafeMemoryAccess(Optional<String> demoSetting, List<String> javaOptions) {
+        if (javaOptions.stream().anyMatch(o -> o.startsWith(UNSAFE_MEMORY_ACCESS_OPTION))) return List.of();
+        return demoSetting.map(v -> List.of(UNSAFE_MEMORY_ACCESS_OPTION + "=" + v)).orElse(List.of());
     }
 
     private static boolean isThisJar(String classPath, String mainClass) throws IOException {

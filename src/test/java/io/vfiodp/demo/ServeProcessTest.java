@@ -104,6 +104,16 @@ class ServeProcessTest {
     }
 
     @Test
+    void servesJvmGetsTheDemosUnsafeMemoryAccessUnlessItsOptionsSetOne() {
+        assertThat(ServeProcess.unsafeMemoryAccess(Optional.of("allow"), List.of("-Xmx64m")))
+                .containsExactly("--sun-misc-unsafe-memory-access=allow");
+        assertThat(ServeProcess.unsafeMemoryAccess(Optional.of("warn"), List.of()))
+                .containsExactly("--sun-misc-unsafe-memory-access=warn");
+        assertThat(ServeProcess.unsafeMemoryAccess(Optional.of("allow"), List.of("--sun-misc-unsafe-memory-access=deny"))).isEmpty();
+        assertThat(ServeProcess.unsafeMemoryAccess(Optional.empty(), List.of("-Xmx64m"))).isEmpty();
+    }
+
+    @Test
     void theNodesSettingsStayOutOfThePluginProcess() {
         assertThat(List.of("VFIO_DP_CONFIG", "VFIO_DP_MANAGE_VGPUS", "KUBECONFIG", "KUBERNETES_MASTER", "NODE_NAME", "JDK_JAVA_OPTIONS"))
                 .allMatch(ServeProcess::isNodeSetting);
