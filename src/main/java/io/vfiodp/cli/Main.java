@@ -4,6 +4,7 @@ import io.vfiodp.serve.ServePrestart;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -38,8 +39,11 @@ public final class Main implements Runnable {
 
     public static void main(String[] args) {
         String[] withCommand = withDefaultCommand(args);
-        if (withCommand[0].equals("serve")) ServePrestart.begin();
-        System.exit(commandLineFor(withCommand, System.getenv()).execute(withCommand));
+        Optional<ServePrestart> prestart = withCommand[0].equals("serve") ? Optional.of(ServePrestart.begin()) : Optional.empty();
+        CommandLine commandLine = commandLineFor(withCommand, System.getenv());
+        // serve logs from here on: the logging backend, which the second core initializes, must be ready (ServePrestart)
+        prestart.ifPresent(ServePrestart::awaitLogging);
+        System.exit(commandLine.execute(withCommand));
     }
 
     /**
