@@ -1,6 +1,7 @@
 package io.vfiodp.cli;
 
 import io.vfiodp.serve.ServePrestart;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -84,6 +85,7 @@ public final class Main implements Runnable {
     private static CommandLine commandLine(Map<String, String> env, Collection<String> subcommands) {
         CommandLine cl = new CommandLine(topLevel());
         for (String name : subcommands) cl.addSubcommand(name, newSubcommand(name));
+        cl.registerConverter(Path.class, new PathConverter());
         cl.setDefaultValueProvider(new EnvDefaultProvider(env));
         return cl;
     }
