@@ -4,35 +4,44 @@ import io.vfiodp.dra.DraSettings;
 import io.vfiodp.serve.ServeConfig;
 import java.nio.file.Path;
 import java.util.Optional;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
-/** {@code serve}'s DRA options: which resources, and the driver's name and directories. */
+/** {@code serve}'s DRA options: which resources, and the driver's name and directories; picocli keeps the values. */
 final class DraOptions {
 
-    @Mixin DraRoutingOption route;
+    private final DraRoutingOption route = new DraRoutingOption();
 
-    @Option(names = "--dra-driver-name", defaultValue = DraSettings.DEFAULT_DRIVER, paramLabel = "NAME",
-            description = "The DRA driver's name, in its ResourceSlices, the DeviceClasses' selectors and CDI device kinds; a lower-case"
+    private final OptionSpec driverName = OptionSpec.builder("--dra-driver-name").type(String.class).defaultValue(DraSettings.DEFAULT_DRIVER)
+            .paramLabel("NAME")
+            .description("The DRA driver's name, in its ResourceSlices, the DeviceClasses' selectors and CDI device kinds; a lower-case"
                     + " DNS subdomain (default: ${DEFAULT-VALUE}; env VFIO_DP_DRA_DRIVER_NAME).")
-    String driverName;
+            .build();
 
-    @Option(names = "--dra-registry-dir", defaultValue = "/var/lib/kubelet/plugins_registry", paramLabel = "DIR",
-            description = "The kubelet's plugin registry directory, where the DRA driver's registration socket goes"
+    private final OptionSpec registryDir = OptionSpec.builder("--dra-registry-dir").type(Path.class).defaultValue("/var/lib/kubelet/plugins_registry")
+            .paramLabel("DIR")
+            .description("The kubelet's plugin registry directory, where the DRA driver's registration socket goes"
                     + " (default: ${DEFAULT-VALUE}; env VFIO_DP_DRA_REGISTRY_DIR).")
-    Path registryDir;
+            .build();
 
-    @Option(names = "--dra-plugin-dir", paramLabel = "DIR",
-            description = "The DRA driver's own directory: its socket, the checkpoint of prepared claims and their metadata files; mount"
+    private final OptionSpec pluginDir = OptionSpec.builder("--dra-plugin-dir").type(Path.class).paramLabel("DIR")
+            .description("The DRA driver's own directory: its socket, the checkpoint of prepared claims and their metadata files; mount"
                     + " it at the same path as on the host (default: /var/lib/kubelet/plugins/<driver name>; env VFIO_DP_DRA_PLUGIN_DIR).")
-    Path pluginDir;
+            .build();
 
-    @Option(names = "--cdi-dir", defaultValue = "/var/run/cdi", paramLabel = "DIR",
-            description = "Where container runtimes read CDI specs; the DRA driver writes one per prepared claim"
+    private final OptionSpec cdiDir = OptionSpec.builder("--cdi-dir").type(Path.class).defaultValue("/var/run/cdi").paramLabel("DIR")
+            .description("Where container runtimes read CDI specs; the DRA driver writes one per prepared claim"
                     + " (default: ${DEFAULT-VALUE}; env VFIO_DP_CDI_DIR).")
-    Path cdiDir;
+            .build();
+
+    /** The options, to be added to serve as the mixin {@code dra}; {@code --dra-resources} as its own mixin {@code route}. */
+    CommandSpec mixin() {
+        return CommandSpec.wrapWithoutInspection(this).addMixin("route", route.mixin()).addOption(driverName).addOption(registryDir)
+                .addOption(pluginDir).addOption(cdiDir);
+    }
 
     ServeConfig.Dra settings() {
-        return new ServeConfig.Dra(route.routing, driverName, registryDir, Optional.ofNullable(pluginDir), cdiDir);
+        return new ServeConfig.Dra(route.routing(), driverName.getValue(), registryDir.getValue(), Optional.ofNullable(pluginDir.getValue()),
+                cdiDir.getValue());
     }
 }

@@ -23,18 +23,21 @@ final class EnvDefaultProvider implements IDefaultValueProvider {
     }
 
     static String envName(String longOption) {
-        String bare = longOption.replaceFirst("^-+", "");
-        return PREFIX + bare.replace('-', '_').toUpperCase(Locale.ROOT);
+        int dashes = 0;
+        while (dashes < longOption.length() && longOption.charAt(dashes) == '-') dashes++;
+        return PREFIX + longOption.substring(dashes).replace('-', '_').toUpperCase(Locale.ROOT);
     }
 
     @Override
     public String defaultValue(ArgSpec arg) {
         if (arg instanceof OptionSpec option) {
-            String value = env.get(envName(option.longestName()));
+            // longestName() interpolates every name each time it is asked: once per option
+            String longest = option.longestName();
+            String value = env.get(envName(longest));
             if (value != null) {
                 return value;
             }
-            String conventional = CONVENTIONAL.get(option.longestName());
+            String conventional = CONVENTIONAL.get(longest);
             if (conventional != null && env.get(conventional) != null) {
                 return env.get(conventional);
             }

@@ -24,7 +24,6 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -44,8 +43,7 @@ import picocli.CommandLine.Spec;
         })
 public final class InventoryCommand implements Callable<Integer> {
 
-    @Mixin
-    HostOptions host;
+    final HostOptions host = new HostOptions();
 
     @ArgGroup(exclusive = true)
     Output output;
@@ -60,8 +58,7 @@ public final class InventoryCommand implements Callable<Integer> {
         boolean suggestConfig;
     }
 
-    @Mixin
-    DraRoutingOption dra;
+    final DraRoutingOption dra = new DraRoutingOption();
 
     @Option(names = "--node-label", paramLabel = "KEY=VALUE",
             description = "A label of this node, to resolve nodeMediatedDeviceTypes of the --config file's"
@@ -70,6 +67,11 @@ public final class InventoryCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    /** The command's model: its annotations, and the mixins {@code host} and {@code dra} it shares with serve, built through picocli's API. */
+    CommandSpec commandSpec() {
+        return CommandSpec.forAnnotatedObject(this).addMixin("host", host.mixin()).addMixin("dra", dra.mixin());
+    }
 
     @Override
     public Integer call() {
@@ -93,7 +95,7 @@ public final class InventoryCommand implements Callable<Integer> {
         }
         PolicyResult result = PolicyEngine.evaluate(snapshot, config.flatMap(ConfigFile.Loaded::permittedHostDevices), pciIds);
         InventoryReport report = InventoryReport.of(snapshot, result, pciIds, host.config().map(Object::toString),
-                config.map(ConfigFile.Loaded::warnings).orElse(List.of()), dra.routing);
+                config.map(ConfigFile.Loaded::warnings).orElse(List.of()), dra.routing());
         boolean json = output != null && output.json;
         // Only /dev/vfio/vfio is opened, never a group node: that would take the group from a running VM.
         Optional<VfioAvailability> vfio = Optional.of(VfioApiCheck.check(host.devRoot()));

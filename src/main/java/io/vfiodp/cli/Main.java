@@ -1,17 +1,19 @@
 package io.vfiodp.cli;
 
 import io.vfiodp.serve.ServePrestart;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 
-@Command(name = "vfio-device-plugin",
-        mixinStandardHelpOptions = true,
-        versionProvider = VersionProvider.class,
-        description = "Kubernetes device plugin for VFIO passthrough of GPUs, vGPUs and permitted PCI devices to KubeVirt VMs.")
+/**
+ * The top-level command. Its model is built through picocli's API, as serve's is: it is on serve's
+ * path, where reading annotations cost start-up (see {@link ServeCommand}).
+ */
 public final class Main implements Runnable {
 
     private static final Set<String> OWN_OPTIONS = Set.of("-h", "--help", "-V", "--version");
@@ -20,16 +22,17 @@ public final class Main implements Runnable {
     static final List<String> SUBCOMMANDS = List.of("help", "serve", "demo", "inventory", "hostdev-xml", "hook-sidecar");
 
     /**
-     * A new instance of the subcommand {@code name}. A switch, not a map of constructor references:
+     * A new instance of the subcommand {@code name}, or its model (serve and inventory, built in
+     * part through picocli's API, hand over theirs). A switch, not a map of constructor references:
      * the class-data archive's build (JDK 25) crashes on a method reference to picocli's
      * HelpCommand, a class the archive cannot hold.
      */
     static Object newSubcommand(String name) {
         return switch (name) {
             case "help" -> new CommandLine.HelpCommand();
-            case "serve" -> new ServeCommand();
+            case "serve" -> new ServeCommand().commandSpec();
             case "demo" -> new DemoCommand();
-            case "inventory" -> new InventoryCommand();
+            case "inventory" -> new InventoryCommand().commandSpec();
             case "hostdev-xml" -> new HostdevXmlCommand();
             case "hook-sidecar" -> new HookSidecarCommand();
             default -> throw new IllegalArgumentException("no subcommand " + name);
@@ -38,8 +41,11 @@ public final class Main implements Runnable {
 
     public static void main(String[] args) {
         String[] withCommand = withDefaultCommand(args);
-        if (withCommand[0].equals("serve")) ServePrestart.begin();
-        System.exit(commandLineFor(withCommand, System.getenv()).execute(withCommand));
+        Optional<ServePrestart> prestart = withCommand[0].equals("serve") ? Optional.of(ServePrestart.begin()) : Optional.empty();
+        CommandLine commandLine = commandLineFor(withCommand, System.getenv());
+        // serve logs from here on: the logging backend, which the second core initializes, must be ready (ServePrestart)
+        prestart.ifPresent(ServePrestart::awaitLogging);
+        System.exit(commandLine.execute(withCommand));
     }
 
     /**
@@ -56,9 +62,10 @@ public final class Main implements Runnable {
 
     /**
      * The command line {@code args} need: with only the subcommand they name, when they name one
-     * (other than help). picocli builds a command's model by reflection over its annotations: the
-     * five commands took about 200 ms of serve's start-up, serve's own about 120 while picocli's
-     * classes were not in the class-data archive (README, "Deployment").
+     * (other than help). picocli builds an annotated command's model by reflection over its
+     * annotations: the five commands took about 200 ms of serve's start-up while picocli's classes
+     * were not in the class-data archive (README, "Deployment"); serve's is built through picocli's
+     * API ({@link ServeCommand}).
      */
     static CommandLine commandLineFor(String[] args, Map<String, String> env) {
         boolean oneCommand = args.length > 0 && SUBCOMMANDS.contains(args[0]) && !args[0].equals("help");
@@ -76,14 +83,23 @@ public final class Main implements Runnable {
     }
 
     private static CommandLine commandLine(Map<String, String> env, Collection<String> subcommands) {
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = new CommandLine(topLevel());
         for (String name : subcommands) cl.addSubcommand(name, newSubcommand(name));
+        cl.registerConverter(Path.class, new PathConverter());
         cl.setDefaultValueProvider(new EnvDefaultProvider(env));
         return cl;
     }
 
+    /** The top-level command alone, without subcommands. */
+    private static CommandSpec topLevel() {
+        CommandSpec spec = CommandSpec.wrapWithoutInspection(new Main()).name("vfio-device-plugin").versionProvider(new VersionProvider());
+        spec.usageMessage().description("Kubernetes device plugin for VFIO passthrough of GPUs, vGPUs and permitted PCI devices to KubeVirt VMs.");
+        return StandardHelpOptions.addTo(spec);
+    }
+
+    /** The top-level command's usage, without its subcommands (as {@code CommandLine.usage} printed it for the annotated class). */
     @Override
     public void run() {
-        CommandLine.usage(this, System.out);
+        CommandLine.usage(topLevel(), System.out);
     }
 }

@@ -2,29 +2,40 @@ package io.vfiodp.cli;
 
 import io.vfiodp.serve.ServeConfig;
 import java.nio.file.Path;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
-/** {@code serve}'s vGPU layout options ({@code --manage-vgpus} and friends). */
+/** {@code serve}'s vGPU layout options ({@code --manage-vgpus} and friends); picocli keeps the values. */
 final class VgpuOptions {
 
-    @Option(names = "--manage-vgpus",
-            description = "Create and remove vGPUs (mdev instances, SR-IOV vGPU types) to match the mediatedDevicesConfiguration of --config; "
+    private final OptionSpec manage = OptionSpec.builder("--manage-vgpus").type(boolean.class).initialValue(false)
+            .description("Create and remove vGPUs (mdev instances, SR-IOV vGPU types) to match the mediatedDevicesConfiguration of --config; "
                     + "needs write access to /sys (env VFIO_DP_MANAGE_VGPUS).")
-    boolean manage;
+            .build();
 
-    @Option(names = "--dry-run",
-            description = "Print the vGPU layout, desired versus actual per GPU, and the sysfs writes --manage-vgpus would make, then exit; changes nothing.")
-    boolean dryRun;
+    private final OptionSpec dryRun = OptionSpec.builder("--dry-run").type(boolean.class).initialValue(false)
+            .description("Print the vGPU layout, desired versus actual per GPU, and the sysfs writes --manage-vgpus would make, then exit; changes nothing.")
+            .build();
 
-    @Option(names = "--state-dir", defaultValue = "/var/lib/vfio-device-plugin", paramLabel = "DIR",
-            description = "Where the record of the vGPUs this plugin created is kept; must survive restarts (default: ${DEFAULT-VALUE}; env VFIO_DP_STATE_DIR).")
-    Path stateDir;
+    private final OptionSpec stateDir = OptionSpec.builder("--state-dir").type(Path.class).defaultValue("/var/lib/vfio-device-plugin").paramLabel("DIR")
+            .description("Where the record of the vGPUs this plugin created is kept; must survive restarts (default: ${DEFAULT-VALUE}; env VFIO_DP_STATE_DIR).")
+            .build();
 
-    @Option(names = "--pod-resources-socket", defaultValue = "/var/lib/kubelet/pod-resources/kubelet.sock", paramLabel = "FILE",
-            description = "The kubelet's PodResources socket, asked which vGPUs are in use before any is removed (default: ${DEFAULT-VALUE}; env VFIO_DP_POD_RESOURCES_SOCKET).")
-    Path podResourcesSocket;
+    private final OptionSpec podResourcesSocket = OptionSpec.builder("--pod-resources-socket").type(Path.class)
+            .defaultValue("/var/lib/kubelet/pod-resources/kubelet.sock").paramLabel("FILE")
+            .description("The kubelet's PodResources socket, asked which vGPUs are in use before any is removed (default: ${DEFAULT-VALUE}; env VFIO_DP_POD_RESOURCES_SOCKET).")
+            .build();
+
+    /** The options, to be added to serve as the mixin {@code vgpu}. */
+    CommandSpec mixin() {
+        return CommandSpec.wrapWithoutInspection(this).addOption(manage).addOption(dryRun).addOption(stateDir).addOption(podResourcesSocket);
+    }
+
+    boolean dryRun() {
+        return dryRun.getValue();
+    }
 
     ServeConfig.Vgpu settings() {
-        return new ServeConfig.Vgpu(manage, stateDir, podResourcesSocket);
+        return new ServeConfig.Vgpu(manage.getValue(), stateDir.getValue(), podResourcesSocket.getValue());
     }
 }

@@ -2,15 +2,19 @@ package io.vfiodp.serve;
 
 import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
 import io.vfiodp.host.VfioApiCheck;
+import java.util.concurrent.CountDownLatch;
 import org.slf4j.LoggerFactory;
 
 /**
  * The part of every {@code serve} start that needs none of its options, begun on a second core
- * while picocli reads them (picocli's model is built by reflection: the longest step before the
- * first log line). Each step only initializes what {@link ServeApp#start} would initialize first
- * anyway, so the work is the same, earlier: the logging backend (its properties and date format),
- * JNA with glibc bound (the VFIO check and the uevent socket), and netty's epoll transport with
- * its native library (the gRPC servers and the kubelet client).
+ * while picocli reads them. Each step only initializes what {@link ServeApp#start} would
+ * initialize first anyway, so the work is the same, earlier: the logging backend (its properties
+ * and date format), JNA with glibc bound (the VFIO check and the uevent socket), and netty's epoll
+ * transport with its native library (the gRPC servers and the kubelet client).
+ *
+ * <p>serve must not log before the logging step is done ({@link #awaitLogging}): SLF4J answers a
+ * logger asked for on another thread while it initializes with a substitute, whose events it
+ * replays afterwards with three warning lines on stderr.
  *
  * <p>Nothing here can fail serve: a step that fails is left to fail again where serve needs it,
  * which reports it with the context it has.
@@ -19,15 +23,42 @@ public final class ServePrestart {
 
     static final String THREAD = "vfio-dp-prestart";
 
-    private ServePrestart() {}
+    private final CountDownLatch logging = new CountDownLatch(1);
+    private final Thread thread;
 
-    /** Starts the steps on a daemon thread of their own, which ends when they are done. */
-    public static Thread begin() {
-        return Thread.ofPlatform().daemon().name(THREAD).start(ServePrestart::run);
+    private ServePrestart() {
+        thread = Thread.ofPlatform().daemon().name(THREAD).unstarted(this::run);
     }
 
-    static void run() {
-        steps(LoggerFactory::getILoggerFactory, VfioApiCheck::bindLibc, Epoll::isAvailable);
+    /** Starts the steps on a daemon thread of their own, which ends when they are done. */
+    public static ServePrestart begin() {
+        ServePrestart prestart = new ServePrestart();
+        prestart.thread.start();
+        return prestart;
+    }
+
+    /** The thread the steps run on. */
+    Thread thread() {
+        return thread;
+    }
+
+    /** Returns once the logging step is done, or has failed. */
+    public void awaitLogging() {
+        try {
+            logging.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void run() {
+        steps(() -> {
+            try {
+                LoggerFactory.getILoggerFactory();
+            } finally {
+                logging.countDown();
+            }
+        }, VfioApiCheck::bindLibc, Epoll::isAvailable);
     }
 
     /** Runs each step in turn; one that fails is passed over. */

@@ -9,9 +9,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Compares output with a committed file under {@code src/test/resources/inventory}, showing the
- * first differing lines on a mismatch. {@code -Dgolden.update=true} rewrites the files instead
- * (review the git diff before committing).
+ * Compares output with a committed file under {@code src/test/resources/inventory} (or another
+ * directory there), showing the first differing lines on a mismatch. {@code -Dgolden.update=true}
+ * rewrites the files instead (review the git diff before committing).
  */
 final class GoldenFile {
 
@@ -20,13 +20,21 @@ final class GoldenFile {
     private GoldenFile() {}
 
     static Path dir() {
+        return dir("inventory");
+    }
+
+    static Path dir(String resources) {
         String basedir = System.getProperty("basedir");
         Path project = basedir != null ? Path.of(basedir) : Path.of("").toAbsolutePath();
-        return project.resolve("src/test/resources/inventory");
+        return project.resolve("src/test/resources").resolve(resources);
     }
 
     static void assertMatches(String name, String actual) throws IOException {
-        Path file = dir().resolve(name);
+        assertMatches(dir(), name, actual);
+    }
+
+    static void assertMatches(Path dir, String name, String actual) throws IOException {
+        Path file = dir.resolve(name);
         if (Boolean.getBoolean("golden.update")) {
             Files.createDirectories(file.getParent());
             Files.writeString(file, actual, StandardCharsets.UTF_8);
