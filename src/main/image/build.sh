@@ -40,7 +40,20 @@ if [ "$feature" -lt 22 ]; then
     # into java.base.
     extra=",jdk.crypto.ec"
 fi
-options=""
+# Options every JVM of this runtime starts with (jlink --add-options): the launcher's, the DaemonSet's
+# and the training run's alike, and so not in jvm.options, which is the same for every architecture.
+vm_options=""
+if [ "$(uname -m)" = x86_64 ]; then
+    # Each Java thread touches StackShadowPages pages below its stack pointer whenever the interpreter
+    # enters a method (the stack bang), so each keeps that much stack resident however shallow it runs:
+    # 80 KiB at the default 20 pages, 40 KiB at 10, the least HotSpot takes on x86_64, "for those
+    # clients that do not use write socket" (globals_x86.hpp: the 20 are for a 64 KiB buffer on the
+    # stack of the old socketWrite0, gone since JDK 13's NIO sockets). The zone is what native and VM
+    # code may use below the deepest Java frame, so it matters only to a thread near the end of its
+    # stack; serve's threads use a fraction of their 512 KiB. 0.6-0.7 MiB less VmHWM for serve's 17
+    # Java threads (ServeBench). aarch64 takes no fewer than 20.
+    vm_options="-XX:StackShadowPages=10"
+fi
 cds="--generate-cds-archive"
 if [ "$feature" -ge 25 ]; then
     # The AOT cache is a static archive holding the JDK classes too, so the runtime needs no
@@ -50,14 +63,14 @@ fi
 if [ "$feature" -ge 23 ]; then
     # netty (inside grpc-netty-shaded) uses sun.misc.Unsafe memory access; JDK 24+ warns on every
     # start. The option exists from JDK 23 on, so it goes into this runtime, not into jvm.options.
-    options="--add-options=--sun-misc-unsafe-memory-access=allow"
+    vm_options="--sun-misc-unsafe-memory-access=allow${vm_options:+ $vm_options}"
 fi
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
 echo "image: jlink (JDK $feature) --add-modules $modules$extra"
-# shellcheck disable=SC2086 # $options and $cds are one word or none
-if ! "$java_home/bin/jlink" --add-modules "$modules$extra" $options \
+# shellcheck disable=SC2086 # $cds is one word or none
+if ! "$java_home/bin/jlink" --add-modules "$modules$extra" ${vm_options:+"--add-options=$vm_options"} \
         --strip-debug --no-header-files --no-man-pages $cds \
         --output "$out/runtime"; then
     echo "image: jlink failed with the JDK in $java_home; it needs the JDK's jmods (Debian: the openjdk-N-jmods" \
