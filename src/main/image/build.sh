@@ -40,7 +40,6 @@ if [ "$feature" -lt 22 ]; then
     # into java.base.
     extra=",jdk.crypto.ec"
 fi
-options=""
 cds="--generate-cds-archive"
 if [ "$feature" -ge 25 ]; then
     # The AOT cache is a static archive holding the JDK classes too, so the runtime needs no
@@ -112,8 +111,10 @@ cp "$src/vfio-device-plugin" "$out/bin/vfio-device-plugin"
 chmod 755 "$out/bin/vfio-device-plugin"
 
 # Training run: the archive holds every class `serve` loads in the demo (scan, policy, the gRPC
-# servers and registration, Allocate, the metrics endpoints), parsed and linked, mapped at each
-# start instead. The demo runs serve as a process of its own next to its kubelet simulator, and
+# servers and registration, Allocate, the kubelet's probes), parsed and linked, mapped at each
+# start instead. Every node answers the probes; only a node with monitoring is scraped, so the
+# demo asks /healthz and /readyz alone (--probes-only): the scrape's classes (the text format,
+# the snapshots) load from the jar at a node's first scrape instead of at every start. The demo runs serve as a process of its own next to its kubelet simulator, and
 # only that process writes the archive: none of the demo's own classes (inventory, simulator,
 # printers) are in it, as serve on a node never loads them. That process runs with the shipped
 # flags and the launcher's native library path, so that the archive matches the JVM it is used
@@ -139,7 +140,7 @@ if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" -jar "$out/l
         "--serve-java-option=@$out/lib/jvm.options" "--serve-java-option=-XX:CompileCommandFile=$out/lib/compile-commands" \
         "--serve-java-option=$training" \
         "--serve-java-option=-Djava.library.path=$out/lib/native" "--serve-java-option=-Djna.boot.library.path=$out/lib/native" \
-        $profiles >"$log" 2>&1); then
+        --probes-only $profiles >"$log" 2>&1); then
     rm -rf "$work"
     echo "image: the training run (demo) failed; its output:" >&2
     cat "$log" >&2

@@ -44,6 +44,11 @@ final class DemoCommand implements Callable<Integer> {
                     + "its class archive this way, on the plugin process alone.")
     List<String> serveJavaOptions = new ArrayList<>();
 
+    @Option(names = "--probes-only",
+            description = "Ask the plugin's /healthz and /readyz only, not /metrics, as the kubelet does on a node without monitoring. "
+                    + "The image's build trains its class archive this way: every class in it is loaded at every start.")
+    boolean probesOnly;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -51,7 +56,8 @@ final class DemoCommand implements Callable<Integer> {
         Path work = Files.createTempDirectory("vfio-dp-demo-");
         try {
             new DemoRun(out, DemoRun.DEFAULT_PRINTERS, ServeProcess.starter(serveJavaOptions, verbose ? Optional.of(err) : Optional.empty(),
-                    Main.class.getName()), DraDemoPart.onClassPathOf(DemoCommand.class.getClassLoader())).run(work);
+                    Main.class.getName()), DraDemoPart.onClassPathOf(DemoCommand.class.getClassLoader()),
+                    probesOnly ? DemoRun.Endpoints.PROBES : DemoRun.Endpoints.PROBES_AND_METRICS).run(work);
         } catch (ServeFailure e) {
             out.flush();
             err.println("vfio-device-plugin demo: " + e.getMessage());

@@ -15,6 +15,7 @@ import io.vfiodp.dra.kubelet.RegistrationService;
 import io.vfiodp.dra.slices.SlicePublisher;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.triggers.DirectoryWatch;
+import io.vfiodp.triggers.DirectoryWatcher;
 import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,8 +35,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Fed like the device-plugin side: {@link #apply} with each new node state (its
  * {@link TargetState#dra()} part is what DRA offers, health included), {@link #requestCheck} on any
  * hint. Both only enqueue work and may come from any thread. Threads, all daemon:
- * {@value DriverLoop#THREAD_NAME}, {@value #GRPC_THREAD}-*, {@value #RPC_THREAD},
- * {@value #REGISTRY_WATCH_THREAD}, {@value #PLUGIN_WATCH_THREAD}, {@code vfio-dra-slices}.
+ * {@value DriverLoop#THREAD_NAME}, {@value #GRPC_THREAD}-*, {@value #RPC_THREAD}, {@code vfio-dra-slices}, and
+ * the watches' (serve's shared one, or {@value #DIR_WATCH_THREAD} for a driver started alone).
  * {@link #close()} ends them all and removes both sockets; the checkpoint, prepared claims' files
  * and the published slices stay (the kubelet may still unprepare, the next start goes on).
  */
@@ -43,8 +44,7 @@ public final class DraDriver implements AutoCloseable {
 
     static final String GRPC_THREAD = "vfio-dra-grpc";
     static final String RPC_THREAD = "vfio-dra-rpc";
-    static final String REGISTRY_WATCH_THREAD = "vfio-dra-registry-watch";
-    static final String PLUGIN_WATCH_THREAD = "vfio-dra-plugin-watch";
+    static final String DIR_WATCH_THREAD = "vfio-dra-dir-watch";
 
     private final DriverLoop loop;
     private final SlicePublisher slices;
@@ -62,8 +62,9 @@ public final class DraDriver implements AutoCloseable {
         this.rpc = rpc;
     }
 
+    /** Watches its directories on a thread of its own, {@value #DIR_WATCH_THREAD}. */
     public static DraDriver start(DraSettings settings, KubernetesClient client) throws IOException {
-        return start(settings, client, Clock.systemUTC(), DraListener.NONE);
+        return start(settings, client, Clock.systemUTC(), DraListener.NONE, DirectoryWatcher.ownThread(DIR_WATCH_THREAD));
     }
 
     /**
@@ -72,9 +73,11 @@ public final class DraDriver implements AutoCloseable {
      *
      * @param clock    the time health verdicts are stamped with
      * @param listener told of health changes and failed prepares
+     * @param watcher  watches the registry and plugin directories (serve's shared watches)
      * @throws IOException when the checkpoint is unreadable or neither the registry directory nor its parent can be watched
      */
-    public static DraDriver start(DraSettings settings, KubernetesClient client, Clock clock, DraListener listener) throws IOException {
+    public static DraDriver start(DraSettings settings, KubernetesClient client, Clock clock, DraListener listener, DirectoryWatcher watcher)
+            throws IOException {
         Files.createDirectories(settings.pluginDir());
         ClaimFiles files = new ClaimFiles(settings.driverName(), settings.pluginDir(), settings.cdiDir());
         ClaimBook book = ClaimBook.open(new Checkpoint(settings.pluginDir(), settings.driverName()), files, settings.driverName(),
@@ -94,9 +97,9 @@ public final class DraDriver implements AutoCloseable {
         DraDriver driver = new DraDriver(loop, slices, watches, group, rpc);
         try {
             // a socket of ours deleted (a kubelet reinstall, a wiped directory) is served again at once, not at the next check
-            watches.add(watch(settings.registryDir(), "DRA plugin registry dir", REGISTRY_WATCH_THREAD, loop));
+            watches.add(watch(watcher, settings.registryDir(), "DRA plugin registry dir", loop));
             if (!settings.pluginDir().equals(settings.registryDir())) {
-                watches.add(watch(settings.pluginDir(), "DRA plugin dir", PLUGIN_WATCH_THREAD, loop));
+                watches.add(watch(watcher, settings.pluginDir(), "DRA plugin dir", loop));
             }
         } catch (IOException e) {
             driver.close();
@@ -108,8 +111,8 @@ public final class DraDriver implements AutoCloseable {
         return driver;
     }
 
-    private static DirectoryWatch watch(Path dir, String what, String thread, DriverLoop loop) throws IOException {
-        return DirectoryWatch.start(dir, what, thread, change -> {
+    private static DirectoryWatch watch(DirectoryWatcher watcher, Path dir, String what, DriverLoop loop) throws IOException {
+        return watcher.watch(dir, what, change -> {
             if (!(change instanceof DirectoryWatch.Change.Entries e) || e.any(name -> name.endsWith(".sock"))) loop.requestCheck();
         });
     }

@@ -53,63 +53,69 @@ public final class ServingMetrics implements PluginListener {
     private final Gauge draSlicesPublished;
     private final Counter draPrepareErrors;
 
+    /**
+     * Every metric is built without exemplars: {@code /metrics} writes the Prometheus text format,
+     * which has none, and the plugin carries no tracer to take them from; with them (the library's
+     * default) each observation also schedules a reset on the library's own thread,
+     * {@code prometheus-metrics-scheduler-0}, and loads its sampler and tracer lookup.
+     */
     public ServingMetrics(PrometheusRegistry registry, String version, Clock clock) {
         this.clock = Objects.requireNonNull(clock, "clock");
-        Gauge.builder().name("vfio_dp_build_info").help("Always 1; the version label says which build runs")
+        Gauge.builder().withoutExemplars().name("vfio_dp_build_info").help("Always 1; the version label says which build runs")
                 .labelNames("version").register(registry).labelValues(version).set(1);
-        devices = Gauge.builder().name("vfio_dp_devices").help("Devices advertised to the kubelet, by resource and health")
+        devices = Gauge.builder().withoutExemplars().name("vfio_dp_devices").help("Devices advertised to the kubelet, by resource and health")
                 .labelNames("resource", "health").register(registry);
-        registered = Gauge.builder().name("vfio_dp_resource_registered")
+        registered = Gauge.builder().withoutExemplars().name("vfio_dp_resource_registered")
                 .help("1 while the current kubelet has accepted the resource's registration, 0 while it has not (yet), by resource")
                 .labelNames("resource").register(registry);
-        allocations = Counter.builder().name("vfio_dp_allocations").help("Devices handed out by Allocate, by resource")
+        allocations = Counter.builder().withoutExemplars().name("vfio_dp_allocations").help("Devices handed out by Allocate, by resource")
                 .labelNames("resource").register(registry);
-        allocationErrors = Counter.builder().name("vfio_dp_allocation_errors").help("Allocate calls refused, by resource")
+        allocationErrors = Counter.builder().withoutExemplars().name("vfio_dp_allocation_errors").help("Allocate calls refused, by resource")
                 .labelNames("resource").register(registry);
-        registrations = Counter.builder().name("vfio_dp_registrations").help("Registrations the kubelet accepted, by resource")
+        registrations = Counter.builder().withoutExemplars().name("vfio_dp_registrations").help("Registrations the kubelet accepted, by resource")
                 .labelNames("resource").register(registry);
-        reregistrations = Counter.builder().name("vfio_dp_reregistrations")
+        reregistrations = Counter.builder().withoutExemplars().name("vfio_dp_reregistrations")
                 .help("Registrations of a resource that had been registered before (kubelet restart, socket removed), by resource")
                 .labelNames("resource").register(registry);
-        scanDuration = Histogram.builder().name("vfio_dp_scan_duration_seconds").help("Duration of a full sysfs scan and policy pass")
+        scanDuration = Histogram.builder().withoutExemplars().name("vfio_dp_scan_duration_seconds").help("Duration of a full sysfs scan and policy pass")
                 .classicOnly().classicUpperBounds(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
                 .register(registry);
-        reconcileDuration = Histogram.builder().name("vfio_dp_reconcile_duration_seconds")
+        reconcileDuration = Histogram.builder().withoutExemplars().name("vfio_dp_reconcile_duration_seconds")
                 .help("Duration of a reconcile pass: servers started or stopped, ListAndWatch updates sent, registrations made")
                 .classicOnly().classicUpperBounds(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1)
                 .register(registry);
-        scanFailures = Counter.builder().name("vfio_dp_scan_failures").help("Scans that failed; the previous state stayed in service")
+        scanFailures = Counter.builder().withoutExemplars().name("vfio_dp_scan_failures").help("Scans that failed; the previous state stayed in service")
                 .register(registry);
-        lastScan = Gauge.builder().name("vfio_dp_last_successful_scan_timestamp_seconds")
+        lastScan = Gauge.builder().withoutExemplars().name("vfio_dp_last_successful_scan_timestamp_seconds")
                 .help("Unix time of the last scan that succeeded").register(registry);
-        healthTransitions = Counter.builder().name("vfio_dp_health_transitions")
+        healthTransitions = Counter.builder().withoutExemplars().name("vfio_dp_health_transitions")
                 .help("Device health changes, by resource, new health and reason (empty when Healthy)")
                 .labelNames("resource", "health", "reason").register(registry);
-        vfioAvailable = Gauge.builder().name("vfio_dp_vfio_available")
+        vfioAvailable = Gauge.builder().withoutExemplars().name("vfio_dp_vfio_available")
                 .help("1 when /dev/vfio/vfio answered the VFIO API and type1 IOMMU ioctls at start, else 0").register(registry);
-        configEntryErrors = Gauge.builder().name("vfio_dp_config_entry_errors")
+        configEntryErrors = Gauge.builder().withoutExemplars().name("vfio_dp_config_entry_errors")
                 .help("1 for every permittedHostDevices entry currently skipped because it is invalid, by reason and entry "
                         + "(e.g. pciHostDevices[2])")
                 .labelNames("reason", "entry").register(registry);
-        kubevirtCrReadable = Gauge.builder().name("vfio_dp_kubevirt_cr_readable")
+        kubevirtCrReadable = Gauge.builder().withoutExemplars().name("vfio_dp_kubevirt_cr_readable")
                 .help("1 while the KubeVirt CRs can be listed and watched (or KubeVirt is not installed), 0 while the API refuses or fails; "
                         + "only with --kubevirt auto and an API")
                 .register(registry);
-        vgpuLayoutState = Gauge.builder().name("vfio_dp_vgpu_layout_state")
+        vgpuLayoutState = Gauge.builder().withoutExemplars().name("vfio_dp_vgpu_layout_state")
                 .help("1 for the state of the last vGPU layout reconcile (pending, success, failed), 0 for the others; only with --manage-vgpus")
                 .labelNames("state").register(registry);
-        draDevices = Gauge.builder().name("vfio_dp_dra_devices")
+        draDevices = Gauge.builder().withoutExemplars().name("vfio_dp_dra_devices")
                 .help("Devices offered through DRA, by driver, resource and health; the Unhealthy ones are not in the ResourceSlices")
                 .labelNames("driver", "resource", "health").register(registry);
-        draRegistered = Gauge.builder().name("vfio_dp_dra_registered")
+        draRegistered = Gauge.builder().withoutExemplars().name("vfio_dp_dra_registered")
                 .help("1 while the current kubelet has accepted the DRA driver's registration, 0 while it has not (yet); only with --dra-resources")
                 .labelNames("driver").register(registry);
-        draPreparedClaims = Gauge.builder().name("vfio_dp_dra_prepared_claims")
+        draPreparedClaims = Gauge.builder().withoutExemplars().name("vfio_dp_dra_prepared_claims")
                 .help("ResourceClaims prepared on this node and not unprepared yet, by driver").labelNames("driver").register(registry);
-        draSlicesPublished = Gauge.builder().name("vfio_dp_dra_slices_published")
+        draSlicesPublished = Gauge.builder().withoutExemplars().name("vfio_dp_dra_slices_published")
                 .help("1 while this node's ResourceSlices hold what the DRA driver offers, 0 while writing them fails, by driver")
                 .labelNames("driver").register(registry);
-        draPrepareErrors = Counter.builder().name("vfio_dp_dra_prepare_errors")
+        draPrepareErrors = Counter.builder().withoutExemplars().name("vfio_dp_dra_prepare_errors")
                 .help("ResourceClaims the kubelet asked the DRA driver to prepare and that got an error instead of devices, by driver")
                 .labelNames("driver").register(registry);
     }

@@ -6,6 +6,7 @@ import io.vfiodp.node.NodeStateSource;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.triggers.CoalescingTrigger;
 import io.vfiodp.triggers.DirectoryWatch;
+import io.vfiodp.triggers.DirectoryWatcher;
 import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,8 +23,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The running device plugin: one epoll event loop shared by every server and registration
  * call, the reconcile loop, the watch of the device-plugin directory and the rescans. Threads, all
- * daemon: {@code vfio-dp-grpc-*} (one), {@value ReconcileLoop#THREAD_NAME}, {@value #DIR_WATCH_THREAD},
- * {@value #RESCAN_THREAD}. {@link #close()} ends them all and leaves no socket of ours behind.
+ * daemon: {@code vfio-dp-grpc-*} (one), {@value ReconcileLoop#THREAD_NAME}, {@value #RESCAN_THREAD},
+ * and {@value #DIR_WATCH_THREAD} unless the watch runs on serve's shared {@code DirectoryWatches}.
+ * {@link #close()} ends them all and leaves no socket of ours behind.
  */
 public final class PluginRuntime implements AutoCloseable {
 
@@ -69,8 +71,17 @@ public final class PluginRuntime implements AutoCloseable {
         return start(settings, source, PluginListener.NONE);
     }
 
-    /** As {@link #start(PluginSettings, NodeStateSource)}, telling {@code listener} what the servers do. */
+    /**
+     * As {@link #start(PluginSettings, NodeStateSource)}, telling {@code listener} what the servers
+     * do; the device-plugin dir is watched on a thread of its own, {@value #DIR_WATCH_THREAD}.
+     */
     public static PluginRuntime start(PluginSettings settings, NodeStateSource source, PluginListener listener) throws IOException {
+        return start(settings, source, listener, DirectoryWatcher.ownThread(DIR_WATCH_THREAD));
+    }
+
+    /** As {@link #start(PluginSettings, NodeStateSource, PluginListener)}, watching the device-plugin dir with {@code watcher}. */
+    public static PluginRuntime start(PluginSettings settings, NodeStateSource source, PluginListener listener, DirectoryWatcher watcher)
+            throws IOException {
         checkPluginDir(settings.pluginDir());
         StaleSockets.remove(settings.pluginDir());
         // Netty unpacks and loads its native epoll library on first use, and the group starts its thread: on a second core while
@@ -109,7 +120,7 @@ public final class PluginRuntime implements AutoCloseable {
                 listener);
         DirectoryWatch watch;
         try {
-            watch = DirectoryWatch.start(settings.pluginDir(), "device-plugin dir", DIR_WATCH_THREAD, change -> onPluginDirChange(change, loop, settings.pluginDir()));
+            watch = watcher.watch(settings.pluginDir(), "device-plugin dir", change -> onPluginDirChange(change, loop, settings.pluginDir()));
         } catch (IOException e) {
             loop.close();
             registrar.close();

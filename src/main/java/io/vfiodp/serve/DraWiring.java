@@ -7,6 +7,7 @@ import io.vfiodp.dra.DraSettings;
 import io.vfiodp.kube.HealthEvents;
 import io.vfiodp.kube.NodeEventRecorder;
 import io.vfiodp.metrics.ServingMetrics;
+import io.vfiodp.triggers.DirectoryWatcher;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -28,9 +29,12 @@ final class DraWiring {
 
     private DraWiring() {}
 
-    /** The running driver when some resource goes through DRA, else empty; it is registered with {@code closer}. */
+    /**
+     * The running driver when some resource goes through DRA, else empty; it is registered with
+     * {@code closer} and watches its directories with {@code watcher}.
+     */
     static Optional<DraDriver> start(ServeConfig config, Optional<KubernetesClient> client, Optional<NodeEventRecorder> events,
-                                     ServingMetrics metrics, Closer closer) throws IOException {
+                                     ServingMetrics metrics, DirectoryWatcher watcher, Closer closer) throws IOException {
         ServeConfig.Dra dra = config.dra();
         if (!dra.enabled()) return Optional.empty();
         List<String> missing = new ArrayList<>();
@@ -52,7 +56,7 @@ final class DraWiring {
         }
         DraListener listener = metrics.draListener(dra.driverName());
         if (events.isPresent()) listener = listener.andThen(HealthEvents.onNode(events.get()));
-        DraDriver driver = closer.add(DraDriver.start(settings, client.get(), Clock.systemUTC(), listener));
+        DraDriver driver = closer.add(DraDriver.start(settings, client.get(), Clock.systemUTC(), listener, watcher));
         log.info("DRA: driver {} serves {} as pool {}: registration socket in {}, plugin dir {}, CDI specs in {}", dra.driverName(),
                 dra.routing().all() ? "every resource" : dra.routing(), config.nodeName().get(), dra.registryDir(), pluginDir, dra.cdiDir());
         return Optional.of(driver);

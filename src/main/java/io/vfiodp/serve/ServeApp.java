@@ -18,7 +18,7 @@ import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.plugin.PluginListeners;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
-import io.vfiodp.triggers.DirectoryWatch;
+import io.vfiodp.triggers.DirectoryWatches;
 import io.vfiodp.vgpu.VgpuLayoutStep;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
 public final class ServeApp implements AutoCloseable {
 
     static final Duration PROBE_ANSWER_WITHIN = Duration.ofSeconds(2);
-    static final String VFIO_WATCH_THREAD = "vfio-dp-vfio-watch";
+    /** The one thread of every directory watch: the device-plugin dir, {@code /dev/vfio}, DRA's directories. */
+    static final String DIR_WATCH_THREAD = "vfio-dp-dir-watch";
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
 
     private final Closer closer;
@@ -73,6 +74,8 @@ public final class ServeApp implements AutoCloseable {
         Closer closer = new Closer();
         try {
             ConfigWiring configs = ConfigWiring.start(config, metrics, closer);
+            // closed after every part that watches on it (the closer goes in reverse)
+            DirectoryWatches watches = closer.add(DirectoryWatches.start(DIR_WATCH_THREAD));
             // closed after the runtime and layout step that scan on it (the closer goes in reverse)
             ReaderPool readers = closer.add(ReaderPool.forThisMachine());
             SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot(), readers);
@@ -80,7 +83,7 @@ public final class ServeApp implements AutoCloseable {
             ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(),
                     vendors -> PciIds.load(config.pciIds(), vendors), Optional.of(configs.problems()), config.dra().routing());
             Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, closer);
-            Optional<DraDriver> dra = DraWiring.start(config, configs.client(), configs.events(), metrics, closer);
+            Optional<DraDriver> dra = DraWiring.start(config, configs.client(), configs.events(), metrics, watches, closer);
             NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime,
                     state -> dra.ifPresent(d -> d.apply(state)));
             // before the first scan: a change between that scan and the socket would be missed
@@ -94,10 +97,10 @@ public final class ServeApp implements AutoCloseable {
                         + " not posted as Node events");
             }
             PluginRuntime runtime = closer.add(PluginRuntime.start(PluginSettings.of(config.devicePluginDir(), kernelEvents.rescanPeriod()),
-                    pass, listener));
+                    pass, listener, watches));
             kernelEvents.listen(runtime, closer);
             // the kernel creates /dev/vfio/<group> when a group's last member binds to a VFIO driver and removes it when one unbinds
-            closer.add(DirectoryWatch.start(config.devRoot().resolve("vfio"), "/dev/vfio dir", VFIO_WATCH_THREAD, change -> runtime.rescanNow()));
+            closer.add(watches.watch(config.devRoot().resolve("vfio"), "/dev/vfio dir", change -> runtime.rescanNow()));
             Optional<MetricsServer> server = Optional.empty();
             if (metricsAt.isPresent()) {
                 server = Optional.of(closer.add(MetricsServer.start(metricsAt.get(), registry, metrics,

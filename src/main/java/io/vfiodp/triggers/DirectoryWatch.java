@@ -1,14 +1,13 @@
 package io.vfiodp.triggers;
 
 import java.io.IOException;
-import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
-import java.nio.file.WatchService;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -16,11 +15,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Watches a directory for entries created and deleted, on a thread of its own. A directory that
- * does not exist yet, or is removed while watched (a node reset, a kubelet reinstall, the vfio
- * module loaded later), is waited for through its parent and watched again when it is back:
- * otherwise every later change would wait for the periodic check. Directories, not single files,
- * are watched because the kernel and the kubelet create entries there that did not exist before.
+ * Watches a directory for entries created and deleted, on the thread of its {@link DirectoryWatches}
+ * (or on a thread of its own: {@link #start}). A directory that does not exist yet, or is removed
+ * while watched (a node reset, a kubelet reinstall, the vfio module loaded later), is waited for
+ * through its parent and watched again when it is back: otherwise every later change would wait
+ * for the periodic check. Directories, not single files, are watched because the kernel and the
+ * kubelet create entries there that did not exist before.
  */
 public final class DirectoryWatch implements AutoCloseable {
 
@@ -47,137 +47,144 @@ public final class DirectoryWatch implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(DirectoryWatch.class);
 
+    private final DirectoryWatches owner;
     private final Path dir;
     private final String what;
-    private final WatchService watch;
     private final Consumer<Change> onChange;
-    private final Thread thread;
-    // Confined to the watch thread once it runs.
+    private final boolean alone;
+    // Guarded by the owner's lock.
     private WatchKey dirKey;
     private WatchKey parentKey;
 
-    private DirectoryWatch(Path dir, String what, WatchService watch, Consumer<Change> onChange, String threadName) {
+    DirectoryWatch(DirectoryWatches owner, Path dir, String what, Consumer<Change> onChange, boolean alone) {
+        this.owner = owner;
         this.dir = dir.toAbsolutePath();
         this.what = what;
-        this.watch = watch;
         this.onChange = onChange;
-        this.thread = new Thread(this::run, threadName);
-        this.thread.setDaemon(true);
+        this.alone = alone;
     }
 
     /**
-     * Starts watching {@code dir}, or its parent until {@code dir} appears.
+     * Starts watching {@code dir}, or its parent until {@code dir} appears, on a WatchService and a
+     * thread of its own that {@link #close()} ends: for a part started alone. Serve watches all its
+     * directories on one {@link DirectoryWatches}.
      *
      * @param what how logs name the directory ({@code device-plugin dir})
      * @throws IOException when neither {@code dir} nor its parent can be watched
      */
     public static DirectoryWatch start(Path dir, String what, String threadName, Consumer<Change> onChange) throws IOException {
         Objects.requireNonNull(onChange, "onChange");
-        WatchService watch = dir.getFileSystem().newWatchService();
-        DirectoryWatch w = new DirectoryWatch(dir, what, watch, onChange, threadName);
+        DirectoryWatches own = DirectoryWatches.start(threadName);
         try {
-            w.dirKey = w.register(w.dir);
+            return own.watch(dir, what, onChange, true);
+        } catch (IOException | RuntimeException e) {
+            own.close();
+            throw e;
+        }
+    }
+
+    /** Registers the directory, or its parent while it is not there; under the owner's lock. */
+    void begin() throws IOException {
+        try {
+            dirKey = owner.register(dir);
         } catch (IOException notThere) {
             try {
-                w.parentKey = w.registerParent();
-                // it may have been created between the two calls
-                if (Files.isDirectory(w.dir)) w.dirKey = w.register(w.dir);
+                parentKey = owner.register(dir.getParent());
             } catch (IOException e) {
-                watch.close();
                 throw new IOException("cannot watch " + what + " " + dir + " or its parent: " + e.getMessage(), e);
             }
-        }
-        w.thread.start();
-        return w;
-    }
-
-    private WatchKey register(Path path) throws IOException {
-        return path.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
-    }
-
-    private WatchKey registerParent() throws IOException {
-        return dir.getParent().register(watch, StandardWatchEventKinds.ENTRY_CREATE);
-    }
-
-    private void run() {
-        try {
-            while (true) {
-                WatchKey key = watch.take();
-                if (key == dirKey) {
-                    entries(key);
-                } else if (key == parentKey) {
-                    parent(key);
-                } else {
-                    // events queued on a key cancelled since: nothing to act on
-                    key.pollEvents();
-                }
-            }
-        } catch (ClosedWatchServiceException | InterruptedException e) {
-            // close() ends the watch
+            // it may have been created between the two calls
+            if (Files.isDirectory(dir)) watchAgain(false);
         }
     }
 
-    private void entries(WatchKey key) {
+    boolean holds(WatchKey key) {
+        return key == dirKey || key == parentKey;
+    }
+
+    /** What {@code key} reported, if it is one of this watch's; under the owner's lock, on its thread. */
+    void handle(WatchKey key, List<WatchEvent<?>> events, boolean valid) {
+        if (key == dirKey) {
+            entries(events, valid);
+        } else if (key == parentKey) {
+            parent(key, events, valid);
+        }
+    }
+
+    private void entries(List<WatchEvent<?>> events, boolean valid) {
         Set<String> created = new LinkedHashSet<>();
         Set<String> deleted = new LinkedHashSet<>();
         boolean overflow = false;
-        for (WatchEvent<?> event : key.pollEvents()) {
+        for (WatchEvent<?> event : events) {
             if (event.kind() == StandardWatchEventKinds.OVERFLOW) overflow = true;
             else if (event.context() instanceof Path p) {
                 (event.kind() == StandardWatchEventKinds.ENTRY_CREATE ? created : deleted).add(p.toString());
             }
         }
-        if (overflow || !created.isEmpty() || !deleted.isEmpty()) onChange.accept(new Change.Entries(created, deleted, overflow));
-        if (!key.reset()) {
+        if (overflow || !created.isEmpty() || !deleted.isEmpty()) report(new Change.Entries(created, deleted, overflow));
+        if (!valid) {
             dirKey = null;
-            onChange.accept(new Change.Vanished());
+            report(new Change.Vanished());
             try {
-                parentKey = registerParent();
+                parentKey = owner.register(dir.getParent());
                 log.warn("{} {} was removed; waiting for it to come back", what, dir);
             } catch (IOException e) {
                 log.warn("{} {} was removed and {} cannot be watched ({}); relying on the periodic check", what, dir, dir.getParent(), e.toString());
                 return;
             }
-            if (Files.isDirectory(dir)) watchAgain();
+            if (Files.isDirectory(dir)) watchAgain(true);
         }
     }
 
-    private void parent(WatchKey key) {
+    private void parent(WatchKey key, List<WatchEvent<?>> events, boolean valid) {
         boolean back = false;
-        for (WatchEvent<?> event : key.pollEvents()) {
-            back |= event.kind() == StandardWatchEventKinds.OVERFLOW || (event.context() instanceof Path p && p.equals(dir.getFileName()));
+        for (WatchEvent<?> event : events) {
+            // the parent's key may be another watch's directory key too, which asks for deletions as well
+            back |= event.kind() == StandardWatchEventKinds.OVERFLOW
+                    || (event.kind() == StandardWatchEventKinds.ENTRY_CREATE && event.context() instanceof Path p && p.equals(dir.getFileName()));
         }
-        if (back) watchAgain();
-        if (parentKey == key && !key.reset()) {
+        if (back) watchAgain(true);
+        if (parentKey == key && !valid) {
             parentKey = null;
             log.warn("{} is gone too; {} {} changes show at the periodic check only", dir.getParent(), what, dir);
         }
     }
 
-    private void watchAgain() {
+    private void watchAgain(boolean tell) {
         try {
-            dirKey = register(dir);
+            dirKey = owner.register(dir);
         } catch (IOException e) {
             // not (fully) there yet: the parent's next event tries again
             return;
         }
-        parentKey.cancel();
+        owner.release(parentKey, this);
         parentKey = null;
+        if (!tell) return;
         log.info("{} {} is there; watching it", what, dir);
-        onChange.accept(new Change.Appeared());
+        report(new Change.Appeared());
     }
 
+    private void report(Change change) {
+        try {
+            onChange.accept(change);
+        } catch (RuntimeException e) {
+            // the thread serves every watch: one failing callback must not end the others
+            log.warn("{} {}: handling {} failed: {}", what, dir, change, e.toString());
+        }
+    }
+
+    /** Releases this watch's keys; under the owner's lock, once it is off the owner's list. */
+    void releaseAll() {
+        if (dirKey != null) owner.release(dirKey, this);
+        if (parentKey != null) owner.release(parentKey, this);
+        dirKey = null;
+        parentKey = null;
+    }
+
+    /** Ends this watch: its callback is not called again once this returns (and a watch started alone ends its thread). */
     @Override
     public void close() {
-        try {
-            watch.close();
-        } catch (IOException e) {
-            log.debug("closing the watch of {}: {}", dir, e.toString());
-        }
-        try {
-            thread.join(2000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        owner.remove(this);
+        if (alone) owner.close();
     }
 }

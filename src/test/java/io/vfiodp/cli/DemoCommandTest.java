@@ -126,6 +126,13 @@ class DemoCommandTest {
     }
 
     @Test
+    void probesOnlyAsksTheDemoForTheProbesAlone() {
+        CommandLine.ParseResult parsed = Main.commandLine().parseArgs("demo", "--probes-only");
+
+        assertThat(((DemoCommand) parsed.subcommand().commandSpec().userObject()).probesOnly).isTrue();
+    }
+
+    @Test
     void demoPrintsTheDeviceRegistrationAndVfioLinesOfMetrics() {
         assertThat(output).containsPattern("  GET /metrics  200  4 of its \\d+ lines:\n");
         assertThat(output).contains("""

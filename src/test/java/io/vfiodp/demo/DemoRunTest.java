@@ -46,6 +46,19 @@ class DemoRunTest {
     }
 
     @Test
+    void withProbesAloneTheDemoAsksHealthzAndReadyzButNotMetrics(@TempDir Path work) throws Exception {
+        StringWriter out = new StringWriter();
+
+        new DemoRun(new PrintWriter(out, true), List.of(), ServeProcess.starter(List.of(), Optional.empty(), "io.vfiodp.cli.Main"),
+                new DraDemoPart.Skipped("not in this test"), DemoRun.Endpoints.PROBES).run(work);
+
+        assertThat(out.toString()).containsPattern("\n== Health \\(what serve's HTTP endpoints answer, on http://127\\.0\\.0\\.1:\\d+\\)\n"
+                + "  GET /healthz  200  ok: reconcile loop answered in \\d+ ms\n"
+                + "  GET /readyz   200  ready: 1 resource\\(s\\) registered with the kubelet\n"
+                + "\n== One allocation per resource").doesNotContain("GET /metrics");
+    }
+
+    @Test
     void withoutTheMockApiServerTheDraPartSaysInOneLineWhyItIsSkipped(@TempDir Path work) throws Exception {
         // no parent but the JDK's own classes: neither the mock server nor anything else of the class path
         DraDemoPart part = DraDemoPart.onClassPathOf(new ClassLoader(null) {});

@@ -10,6 +10,7 @@ import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
+import io.vfiodp.triggers.DirectoryWatcher;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -78,7 +79,7 @@ public final class DraHarness implements AutoCloseable {
 
     void startDriver(TargetState state) {
         try {
-            driver = DraDriver.start(settings, driverClient, CLOCK, listener);
+            driver = DraDriver.start(settings, driverClient, CLOCK, listener, DirectoryWatcher.ownThread("dra-harness-dir-watch"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

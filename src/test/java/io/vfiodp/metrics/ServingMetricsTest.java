@@ -3,6 +3,9 @@ package io.vfiodp.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.vfiodp.policy.Health;
+import io.vfiodp.policy.ResourceName;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -64,5 +67,25 @@ class ServingMetricsTest {
         assertThat(value("vfio_dp_vgpu_layout_state", "state", "failed")).isEqualTo(1.0);
         assertThat(value("vfio_dp_vgpu_layout_state", "state", "pending")).isZero();
         assertThat(value("vfio_dp_vgpu_layout_state", "state", "success")).isZero();
+    }
+
+    @Test
+    void observingEveryCounterAndHistogramStartsNoThreadOfTheMetricsLibrary() {
+        ResourceName t4 = ResourceName.of("nvidia.com/TU104GL_TESLA_T4");
+        metrics.allocated(t4, 1);
+        metrics.allocationRefused(t4);
+        metrics.registered(t4, false);
+        metrics.registered(t4, true);
+        metrics.reconciled(0.002);
+        metrics.scanSucceeded(0.03);
+        metrics.scanFailed(0.01);
+        metrics.healthChanged(t4, "0000:1a:00.0", Health.HEALTHY, Health.unhealthy("fell off the bus"));
+        metrics.draListener("vfio.example.com").prepareFailed("no such device");
+
+        // with exemplars (the library's default) the first observation starts its scheduler thread, which never ends
+        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName).noneMatch(n -> n.startsWith("prometheus-metrics-scheduler"));
+        assertThat(registry.scrape().stream().filter(s -> s.getMetadata().getName().equals("vfio_dp_allocations"))
+                .flatMap(s -> ((CounterSnapshot) s).getDataPoints().stream()).map(CounterSnapshot.CounterDataPointSnapshot::getValue))
+                .containsExactly(1.0);
     }
 }
