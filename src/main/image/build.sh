@@ -40,6 +40,7 @@ if [ "$feature" -lt 22 ]; then
     # into java.base.
     extra=",jdk.crypto.ec"
 fi
+options=""
 cds="--generate-cds-archive"
 if [ "$feature" -ge 25 ]; then
     # The AOT cache is a static archive holding the JDK classes too, so the runtime needs no
@@ -114,8 +115,8 @@ chmod 755 "$out/bin/vfio-device-plugin"
 # servers and registration, Allocate, the kubelet's probes), parsed and linked, mapped at each
 # start instead. Every node answers the probes; only a node with monitoring is scraped, so the
 # demo asks /healthz and /readyz alone (--probes-only): the scrape's classes (the text format,
-# the snapshots) load from the jar at a node's first scrape instead of at every start. The demo runs serve as a process of its own next to its kubelet simulator, and
-# only that process writes the archive: none of the demo's own classes (inventory, simulator,
+# the snapshots) load from the jar at a node's first scrape instead of at every start. The demo
+# runs serve as a process of its own next to its kubelet simulator, and only that process writes the archive: none of the demo's own classes (inventory, simulator,
 # printers) are in it, as serve on a node never loads them. That process runs with the shipped
 # flags and the launcher's native library path, so that the archive matches the JVM it is used
 # with. JDK 25+ writes an AOT cache: the JDK's and the plugin's classes in one static archive,
