@@ -167,13 +167,26 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
                                        PluginListener listener, boolean logged) {
         switch (Allocation.allocate(v, request)) {
             case RpcOutcome.Granted<AllocateResponse> g -> {
-                boolean info = logged && log.isInfoEnabled();
                 int count = 0;
-                for (ContainerAllocateRequest c : request.getContainerRequestsList()) {
-                    if (info) log.info("{}: allocated {}", v.name(), String.join(",", c.getDevicesIdsList()));
-                    count += c.getDevicesIdsCount();
-                }
+                for (ContainerAllocateRequest c : request.getContainerRequestsList()) count += c.getDevicesIdsCount();
                 listener.allocated(v.name(), count);
+                if (logged && log.isInfoEnabled()) {
+                    Runnable lines = () -> {
+                        for (ContainerAllocateRequest c : request.getContainerRequestsList()) {
+                            log.info("{}: allocated {}", v.name(), String.join(",", c.getDevicesIdsList()));
+                        }
+                    };
+                    if (response instanceof ServerCallStreamObserver<AllocateResponse> call) {
+                        // Written once the answer is on the socket (close) or the call is gone (cancel), still on
+                        // the transport thread and in order: the kubelet no longer waits for the line (the date's
+                        // SimpleDateFormat, System.err), 25-45 us of the Allocate p50 (ServeBench). The count
+                        // above stays before the answer, so that a scrape after the call sees it.
+                        call.setOnCloseHandler(lines);
+                        call.setOnCancelHandler(lines);
+                    } else {
+                        lines.run();
+                    }
+                }
                 response.onNext(g.response());
                 response.onCompleted();
             }

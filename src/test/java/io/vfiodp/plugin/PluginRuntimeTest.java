@@ -21,6 +21,9 @@ import io.vfiodp.proto.deviceplugin.v1beta1.DevicePluginOptions;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.NUMANode;
 import io.vfiodp.proto.deviceplugin.v1beta1.TopologyInfo;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -115,6 +118,31 @@ class PluginRuntimeTest {
                 Map.entry("VFIO_DP_COMPANIONS_NVIDIA_COM_TU104GL_TESLA_T4", "0000:af:00.0=,0000:3b:00.0=0000:3b:00.1"));
         assertThat(c.getDevicesList()).extracting(d -> d.getHostPath() + " " + d.getContainerPath() + " " + d.getPermissions())
                 .containsExactly("/dev/vfio/vfio /dev/vfio/vfio mrw", "/dev/vfio/87 /dev/vfio/87 mrw", "/dev/vfio/12 /dev/vfio/12 mrw");
+    }
+
+    @Test
+    void everyGrantedContainerGetsItsLogLineOnceTheAnswerIsOut() throws Exception {
+        startPlugin();
+        kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
+        PrintStream original = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            kubelet.allocate(T4, List.of(List.of("0000:af:00.0"), List.of("0000:3b:00.0")));
+            assertRefused(() -> kubelet.allocate(T4, List.of(List.of("0000:99:00.0"))), Status.Code.INVALID_ARGUMENT, "unknown");
+
+            // The lines follow the answer (the transport thread writes them once the call closed): wait for them.
+            await().atMost(WAIT).untilAsserted(() -> assertThat(allocatedLines(err)).hasSize(2));
+            assertThat(allocatedLines(err)).containsExactly(T4 + ": allocated 0000:af:00.0", T4 + ": allocated 0000:3b:00.0");
+        } finally {
+            System.setErr(original);
+        }
+    }
+
+    /** The messages of the INFO lines naming an allocation, without their date and level. */
+    private static List<String> allocatedLines(ByteArrayOutputStream err) {
+        return err.toString(StandardCharsets.UTF_8).lines().filter(l -> l.contains(": allocated "))
+                .map(l -> l.substring(l.indexOf(" INFO ") + " INFO ".length())).toList();
     }
 
     @Test
