@@ -34,6 +34,8 @@ public final class Allocation {
     static final String VFIO_CONTAINER = "/dev/vfio/vfio";
     static final String IOMMU = "/dev/iommu";
     static final String PERMISSIONS = "mrw";
+    /** In every answer: one immutable message instead of a builder per call. */
+    private static final DeviceSpec VFIO_CONTAINER_SPEC = spec(VFIO_CONTAINER);
 
     private Allocation() {}
 
@@ -98,7 +100,7 @@ public final class Allocation {
             ids.add(d.id());
             anyCompanions |= !d.companions().isEmpty();
         }
-        b.putEnvs(KubeVirtEnv.variableName(view.kind(), view.name()), ids.toString());
+        b.putEnvs(view.envVariable(), ids.toString());
         if (view.kind() == DeviceKind.PCI && anyCompanions) {
             // Same order as the main variable: the launcher helper pairs them by position.
             Map<PciAddress, List<PciAddress>> companions = new LinkedHashMap<>();
@@ -106,8 +108,12 @@ public final class Allocation {
             b.putEnvs(KubeVirtEnv.companionsVariableName(view.name()), KubeVirtEnv.encodeCompanions(companions));
         }
         for (String path : vfioPaths(devices, view.devNodes())) {
-            b.addDevices(DeviceSpec.newBuilder().setHostPath(path).setContainerPath(path).setPermissions(PERMISSIONS));
+            b.addDevices(path.equals(VFIO_CONTAINER) ? VFIO_CONTAINER_SPEC : spec(path));
         }
         return b.build();
+    }
+
+    private static DeviceSpec spec(String path) {
+        return DeviceSpec.newBuilder().setHostPath(path).setContainerPath(path).setPermissions(PERMISSIONS).build();
     }
 }

@@ -5,6 +5,7 @@ import io.vfiodp.host.DevNodes;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DeviceKind;
 import io.vfiodp.policy.ExposedDevice;
+import io.vfiodp.policy.KubeVirtEnv;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
@@ -33,6 +34,8 @@ public final class ResourceView {
     private final DevNodes devNodes;
     private final Map<String, ResourceName> owners;
     private final ListAndWatchResponse listAndWatch;
+    // Allocate's variable name, once per view rather than per call (upper-casing and two replaces).
+    private final String envVariable;
 
     public ResourceView(DesiredResource resource, DevNodes devNodes, Map<String, ResourceName> owners) {
         this.name = resource.name();
@@ -43,6 +46,7 @@ public final class ResourceView {
         this.devNodes = Objects.requireNonNull(devNodes, "devNodes");
         this.owners = Map.copyOf(owners);
         this.listAndWatch = wireList(resource);
+        this.envVariable = KubeVirtEnv.variableName(kind, name);
     }
 
     /** A view of every resource of {@code target}. */
@@ -95,6 +99,11 @@ public final class ResourceView {
     /** The resource serving {@code id}, if any resource on this node does. */
     public Optional<ResourceName> ownerOf(String id) {
         return Optional.ofNullable(owners.get(id));
+    }
+
+    /** The variable virt-launcher reads this resource's device IDs from ({@link KubeVirtEnv#variableName}). */
+    public String envVariable() {
+        return envVariable;
     }
 
     /** The message ListAndWatch sends for this view. */

@@ -1,6 +1,7 @@
 package io.vfiodp.plugin;
 
 import io.vfiodp.node.TargetState;
+import static io.vfiodp.plugin.Devices.mdev;
 import static io.vfiodp.plugin.Devices.pci;
 import static io.vfiodp.plugin.Devices.resource;
 import static io.vfiodp.plugin.Devices.state;
@@ -17,6 +18,13 @@ import org.junit.jupiter.api.Test;
 class ResourceViewTest {
 
     private static final String R = "nvidia.com/TU104GL_TESLA_T4";
+
+    @Test
+    void theEnvVariableIsKubeVirtsNameForTheResourceAndItsKind() {
+        assertThat(view(state(resource(R, pci("0000:3b:00.0", 12, 1))), R).envVariable()).isEqualTo("PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4");
+        assertThat(view(state(resource("nvidia.com/GRID_T4-2Q", mdev("0b4c5ae0-6e4a-4ec1-8e2f-2b8d6bd5e5c1", "0000:3b:00.0", 12, 0))),
+                "nvidia.com/GRID_T4-2Q").envVariable()).isEqualTo("MDEV_PCI_RESOURCE_NVIDIA_COM_GRID_T4-2Q");
+    }
 
     @Test
     void listAndWatchCarriesIdHealthAndNumaNode() {
