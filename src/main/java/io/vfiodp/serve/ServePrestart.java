@@ -1,7 +1,10 @@
 package io.vfiodp.serve;
 
 import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
+import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.VfioApiCheck;
+import io.vfiodp.policy.DefaultNames;
+import io.vfiodp.policy.ResourceName;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -9,8 +12,9 @@ import org.slf4j.LoggerFactory;
  * while picocli reads them (picocli's model is built by reflection: the longest step before the
  * first log line). Each step only initializes what {@link ServeApp#start} would initialize first
  * anyway, so the work is the same, earlier: the logging backend (its properties and date format),
- * JNA with glibc bound (the VFIO check and the uevent socket), and netty's epoll transport with
- * its native library (the gRPC servers and the kubelet client).
+ * JNA with glibc bound (the VFIO check and the uevent socket), netty's epoll transport with
+ * its native library (the gRPC servers and the kubelet client), and the run-time linking of
+ * record methods (the first pass's policy).
  *
  * <p>Nothing here can fail serve: a step that fails is left to fail again where serve needs it,
  * which reports it with the context it has.
@@ -27,7 +31,24 @@ public final class ServePrestart {
     }
 
     static void run() {
-        steps(LoggerFactory::getILoggerFactory, VfioApiCheck::bindLibc, Epoll::isAvailable);
+        steps(LoggerFactory::getILoggerFactory, VfioApiCheck::bindLibc, Epoll::isAvailable, ServePrestart::linkRecordMethods);
+    }
+
+    /**
+     * Links {@code equals} and {@code hashCode} of the first pass's map keys, {@link PciAddress} and
+     * {@link ResourceName}. A record's {@code equals}, {@code hashCode} and {@code toString} are
+     * bootstrapped by {@code java.lang.runtime.ObjectMethods} at their first call, which the AOT cache
+     * cannot do ahead of time; the process's first such bootstrap also builds the method-handle forms
+     * every later one reuses: 6-8 ms, interpreted, of the first pass otherwise, and 1 ms for each
+     * further record.
+     */
+    static void linkRecordMethods() {
+        PciAddress address = new PciAddress(0, 0, 0, 0);
+        address.equals(new PciAddress(0, 0, 0, 1));
+        address.hashCode();
+        ResourceName name = ResourceName.of(DefaultNames.DOMAIN + "/PRESTART");
+        name.equals(ResourceName.of(DefaultNames.DOMAIN + "/PRESTART_2"));
+        name.hashCode();
     }
 
     /** Runs each step in turn; one that fails is passed over. */
