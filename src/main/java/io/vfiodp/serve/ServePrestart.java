@@ -1,7 +1,6 @@
 package io.vfiodp.serve;
 
 import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
-import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.VfioApiCheck;
 import io.vfiodp.policy.DefaultNames;
 import io.vfiodp.policy.ResourceName;
@@ -35,17 +34,13 @@ public final class ServePrestart {
     }
 
     /**
-     * Links {@code equals} and {@code hashCode} of the first pass's map keys, {@link PciAddress} and
-     * {@link ResourceName}. A record's {@code equals}, {@code hashCode} and {@code toString} are
-     * bootstrapped by {@code java.lang.runtime.ObjectMethods} at their first call, which the AOT cache
-     * cannot do ahead of time; the process's first such bootstrap also builds the method-handle forms
-     * every later one reuses: 6-8 ms, interpreted, of the first pass otherwise, and 1 ms for each
-     * further record.
+     * Links {@code equals} and {@code hashCode} of {@link ResourceName}, the first pass's resource
+     * keys. A record's {@code equals}, {@code hashCode} and {@code toString} are bootstrapped by
+     * {@code java.lang.runtime.ObjectMethods} at their first call, which the AOT cache cannot do ahead
+     * of time; the process's first such bootstrap also builds the method-handle forms every later one
+     * reuses: 6-8 ms, interpreted, of the first pass otherwise, and 1 ms for each further record.
      */
     static void linkRecordMethods() {
-        PciAddress address = new PciAddress(0, 0, 0, 0);
-        address.equals(new PciAddress(0, 0, 0, 1));
-        address.hashCode();
         ResourceName name = ResourceName.of(DefaultNames.DOMAIN + "/PRESTART");
         name.equals(ResourceName.of(DefaultNames.DOMAIN + "/PRESTART_2"));
         name.hashCode();
