@@ -26,15 +26,16 @@ final class DeviceReads {
     }
 
     HostScan.FunctionRead function(PciFunctionReader reader, PciAddress address) {
-        return switch (reader.read(address)) {
-            case ScannedFunction.Skipped s -> new HostScan.FunctionRead(s, Optional.empty(), Optional.empty(), List.of(s.problem()));
-            case ScannedFunction.Found f -> {
-                List<ScanProblem> problems = new ArrayList<>(f.warnings());
-                Optional<MdevParent> parent = f.hasMdevTypes() ? mdev.readParent(f, problems) : Optional.empty();
-                Optional<VgpuVfReader.RawVf> raw = vf.readRaw(f, problems);
-                yield new HostScan.FunctionRead(f, parent, raw, problems);
-            }
-        };
+        // instanceof, not a pattern switch: a type switch's class is generated at its first run (1 ms of serve's first scan)
+        ScannedFunction read = reader.read(address);
+        if (read instanceof ScannedFunction.Skipped s) {
+            return new HostScan.FunctionRead(s, Optional.empty(), Optional.empty(), List.of(s.problem()));
+        }
+        ScannedFunction.Found f = (ScannedFunction.Found) read;
+        List<ScanProblem> problems = new ArrayList<>(f.warnings());
+        Optional<MdevParent> parent = f.hasMdevTypes() ? mdev.readParent(f, problems) : Optional.empty();
+        Optional<VgpuVfReader.RawVf> raw = vf.readRaw(f, problems);
+        return new HostScan.FunctionRead(f, parent, raw, problems);
     }
 
     HostScan.GroupRead group(int number, String groupDir) {

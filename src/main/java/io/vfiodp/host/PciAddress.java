@@ -74,6 +74,23 @@ public record PciAddress(int domain, int bus, int slot, int function) implements
         return Integer.compareUnsigned(ordinal(), o.ordinal());
     }
 
+    /*
+     * equals and hashCode written out, exactly as a record's are generated (components compared with
+     * ==; hash = 31 * previous + component, from 0), so that every hash order stays as it was. The
+     * generated ones run through a chain of method handles, interpreted in the first pass: 3 ms of the
+     * policy's group checks on ServeBench's 1,410-function node, against a few bytecodes here.
+     */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PciAddress other && domain == other.domain && bus == other.bus && slot == other.slot
+                && function == other.function;
+    }
+
+    @Override
+    public int hashCode() {
+        return ((domain * 31 + bus) * 31 + slot) * 31 + function;
+    }
+
     @Override
     public String toString() {
         char[] c = {

@@ -57,7 +57,7 @@ public record PciFunction(
 
     /** {@code 10de:1eb8} as selectors and tools print it. */
     public String vendorDevice() {
-        return String.format("%04x:%04x", vendor, device);
+        return Hex.of(vendor, 4) + ":" + Hex.of(device, 4);
     }
 
     public int baseClass() {

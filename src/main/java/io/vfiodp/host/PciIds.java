@@ -7,7 +7,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,10 +29,12 @@ import org.slf4j.LoggerFactory;
  * go by. The plugin names the devices of one vendor, NVIDIA ({@code PolicyEngine.vendorsNamed}),
  * about 2,000 lines out of ~43,000; holding the whole database (0.94 MB even without the dropped
  * lines) was most of its live heap, and reading it into one array before filtering put 3 MB of garbage into the old
- * generation at start. A vendor's device lines are parsed the first time one of its devices
- * is looked up.
+ * generation at start. A device's name is looked for in its vendor's block the first time it is
+ * asked for, and remembered: a host has a few distinct models, and parsing all of NVIDIA's 2,000
+ * device lines into a map on the first look-up was most of the policy's first pass (6 ms of 9 on
+ * t4-numa, interpreted).
  *
- * <p>Safe for concurrent look-ups: the per-vendor cache is a concurrent map of immutable maps.
+ * <p>Safe for concurrent look-ups: the cache is a concurrent map of immutable values.
  */
 public final class PciIds {
 
@@ -67,7 +68,8 @@ public final class PciIds {
     private final Optional<Set<Integer>> deviceVendors;
     /** vendor id → {start of the vendor line, end of its block}. */
     private final Map<Integer, int[]> vendorBlocks;
-    private final Map<Integer, Map<Integer, String>> devicesByVendor = new ConcurrentHashMap<>();
+    /** (vendor << 16 | device) → its name, once looked up. */
+    private final Map<Integer, Optional<String>> deviceNames = new ConcurrentHashMap<>();
 
     private PciIds(Origin origin, byte[] text, Optional<Set<Integer>> deviceVendors, Map<Integer, int[]> vendorBlocks) {
         this.origin = origin;
@@ -169,30 +171,30 @@ public final class PciIds {
         if (!hasDeviceNamesOf(Set.of(vendor))) {
             throw new IllegalArgumentException(String.format("%s was read without the device names of vendor %04x", origin.source(), vendor));
         }
-        return Optional.ofNullable(devices(vendor).get(device));
+        // ids are 16 bits: no vendor line can name another, and the key below holds both
+        if ((vendor | device) >>> 16 != 0) return Optional.empty();
+        return deviceNames.computeIfAbsent(vendor << 16 | device, key -> findDevice(vendor, device));
     }
 
-    private Map<Integer, String> devices(int vendor) {
+    /**
+     * The name on the first device line of {@code vendor}'s block with id {@code device} and a
+     * name (a later line with the same id is ignored, as when the block was read into a map).
+     */
+    private Optional<String> findDevice(int vendor, int device) {
         int[] block = vendorBlocks.get(vendor);
-        if (block == null) return Map.of();
-        return devicesByVendor.computeIfAbsent(vendor, v -> parseDevices(block[0], block[1]));
-    }
-
-    private Map<Integer, String> parseDevices(int start, int end) {
-        Map<Integer, String> out = new HashMap<>();
-        int pos = lineEnd(start) + 1;
+        if (block == null) return Optional.empty();
+        int end = block[1];
+        int pos = lineEnd(block[0]) + 1;
         while (pos < end) {
             int eol = lineEnd(pos);
-            if (t(pos) == '\t' && pos + 1 < eol && t(pos + 1) != '\t') {
-                int id = PciIdsLines.hex4(text, pos + 1, eol);
-                if (id >= 0 && pos + 5 < eol && t(pos + 5) == ' ') {
-                    String name = name(pos + 5, eol);
-                    if (!name.isEmpty()) out.putIfAbsent(id, name);
-                }
+            if (t(pos) == '\t' && pos + 1 < eol && t(pos + 1) != '\t' && PciIdsLines.hex4(text, pos + 1, eol) == device
+                    && pos + 5 < eol && t(pos + 5) == ' ') {
+                String name = name(pos + 5, eol);
+                if (!name.isEmpty()) return Optional.of(name);
             }
             pos = eol + 1;
         }
-        return Map.copyOf(out);
+        return Optional.empty();
     }
 
     private byte t(int i) {
@@ -200,9 +202,7 @@ public final class PciIds {
     }
 
     private int lineEnd(int from) {
-        int i = from;
-        while (i < text.length && text[i] != '\n') i++;
-        return i;
+        return PciIdsLines.lineEnd(text, from, text.length);
     }
 
     private String name(int from, int to) {

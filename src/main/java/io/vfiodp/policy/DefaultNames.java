@@ -1,5 +1,6 @@
 package io.vfiodp.policy;
 
+import io.vfiodp.host.Hex;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -43,7 +44,7 @@ public final class DefaultNames {
      * The name part for an unknown model: the device id in lower-case hex, as sysfs prints it.
      */
     public static String fromDeviceId(int device) {
-        return String.format("%04x", device);
+        return Hex.of(device, 4);
     }
 
     /** The name part for an mdev or SR-IOV vGPU type name: whitespace runs to {@code _}. */

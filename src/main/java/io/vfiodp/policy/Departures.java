@@ -1,7 +1,6 @@
 package io.vfiodp.policy;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +40,7 @@ public final class Departures {
             DesiredResource current = now.resources().get(name);
             List<ExposedDevice> devices = new ArrayList<>(current == null ? List.of() : current.devices());
             devices.addAll(departed.getOrDefault(name, List.of()));
-            devices.sort(Comparator.comparing(ExposedDevice::id));
+            devices.sort(ExposedDevice.BY_ID);
             DeviceKind kind = current != null ? current.kind() : previous.resources().get(name).kind();
             merged.add(new DesiredResource(name, kind, devices));
         }

@@ -1,6 +1,7 @@
 package io.vfiodp.policy;
 
 import io.vfiodp.host.PciAddress;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -29,6 +30,13 @@ public record ExposedDevice(
         Optional<String> vfioCdev,
         List<PciAddress> upstreamBridges,
         Health health) {
+
+    /**
+     * By {@link #id()}. A plain lambda, linked ahead of time in the AOT cache: {@code
+     * Comparator.comparing} makes a serializable lambda, which the JVM spins at run time, in the
+     * first pass.
+     */
+    public static final Comparator<ExposedDevice> BY_ID = (a, b) -> a.id().compareTo(b.id());
 
     public ExposedDevice {
         Objects.requireNonNull(id, "id");

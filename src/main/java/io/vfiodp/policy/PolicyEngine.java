@@ -23,13 +23,16 @@ public final class PolicyEngine {
 
     private PolicyEngine() {}
 
+    /** Every vendor whose device names {@link #evaluate} may look up, on any host: {@link #vendorsNamed} is a subset. */
+    public static final Set<Integer> VENDORS_EVER_NAMED = Set.of(PciFunction.VENDOR_NVIDIA);
+
     /**
      * The vendors whose device names {@link #evaluate} may look up on this host: only the default
      * naming reads pci.ids, and it names NVIDIA functions only.
      */
     public static Set<Integer> vendorsNamed(HostSnapshot snapshot) {
         return snapshot.functions().values().stream().anyMatch(f -> f.vendor() == PciFunction.VENDOR_NVIDIA)
-                ? Set.of(PciFunction.VENDOR_NVIDIA) : Set.of();
+                ? VENDORS_EVER_NAMED : Set.of();
     }
 
     public static PolicyResult evaluate(HostSnapshot snapshot, Optional<PermittedHostDevices> config, PciIds pciIds) {

@@ -9,7 +9,6 @@ import io.vfiodp.policy.Candidates.Candidate;
 import io.vfiodp.policy.Candidates.Configured;
 import io.vfiodp.policy.Candidates.Generated;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -90,7 +89,7 @@ final class PolicyEvaluation {
 
         List<DesiredResource> resources = new ArrayList<>();
         byResource.forEach((name, devices) -> resources.add(new DesiredResource(name, kinds.get(name),
-                devices.stream().sorted(Comparator.comparing(ExposedDevice::id)).toList())));
+                devices.stream().sorted(ExposedDevice.BY_ID).toList())));
         List<PolicyProblem> problems = selectors.map(PermittedSelectors::problems).orElse(List.of());
         return new PolicyResult(DesiredState.of(resources), functionDecisions, mdevDecisions, problems);
     }

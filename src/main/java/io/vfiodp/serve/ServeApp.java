@@ -2,7 +2,6 @@ package io.vfiodp.serve;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.dra.DraDriver;
-import io.vfiodp.host.PciIds;
 import io.vfiodp.host.ReaderPool;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.UeventSocket;
@@ -73,6 +72,8 @@ public final class ServeApp implements AutoCloseable {
         ServingMetrics metrics = new ServingMetrics(registry, config.version(), Clock.systemUTC());
         Closer closer = new Closer();
         try {
+            // read while the configuration is read and the first scan runs; closed (its thread waited for) last
+            PciIdsPreload pciIds = closer.add(PciIdsPreload.start(config.pciIds()));
             ConfigWiring configs = ConfigWiring.start(config, metrics, closer);
             // closed after every part that watches on it (the closer goes in reverse)
             DirectoryWatches watches = closer.add(DirectoryWatches.start(DIR_WATCH_THREAD));
@@ -80,8 +81,8 @@ public final class ServeApp implements AutoCloseable {
             ReaderPool readers = closer.add(ReaderPool.forThisMachine());
             SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot(), readers);
             HostScans scans = new HostScans(scanner);
-            ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(),
-                    vendors -> PciIds.load(config.pciIds(), vendors), Optional.of(configs.problems()), config.dra().routing());
+            ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), pciIds, Optional.of(configs.problems()),
+                    config.dra().routing());
             Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, closer);
             Optional<DraDriver> dra = DraWiring.start(config, configs.client(), configs.events(), metrics, watches, closer);
             NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime,

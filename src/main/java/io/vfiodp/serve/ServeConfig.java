@@ -73,7 +73,7 @@ public record ServeConfig(Path sysfsRoot, Path devRoot, Optional<Path> pciIds, O
 
         /** Some resource may go through DRA: the driver runs. */
         public boolean enabled() {
-            return !routing.equals(DraRouting.NONE);
+            return routing.routesAny();
         }
     }
 

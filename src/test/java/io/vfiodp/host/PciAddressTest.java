@@ -14,6 +14,31 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class PciAddressTest {
 
+    /** A record with PciAddress's components and the generated equals and hashCode. */
+    record Generated(int domain, int bus, int slot, int function) {}
+
+    @Test
+    void equalsAndHashCodeAreTheGeneratedOnes() {
+        List<PciAddress> addresses = new ArrayList<>();
+        for (int domain : new int[] {0, 1, 0x10de, 0xffff}) {
+            for (int bus : new int[] {0, 0x3b, 0xff}) {
+                for (int slot : new int[] {0, 1, 0x1f}) {
+                    for (int function = 0; function <= 7; function += 7) addresses.add(new PciAddress(domain, bus, slot, function));
+                }
+            }
+        }
+        for (PciAddress a : addresses) {
+            Generated g = new Generated(a.domain(), a.bus(), a.slot(), a.function());
+            assertThat(a.hashCode()).as("%s", a).isEqualTo(g.hashCode());
+            for (PciAddress b : addresses) {
+                assertThat(a.equals(b)).as("%s equals %s", a, b).isEqualTo(g.equals(new Generated(b.domain(), b.bus(), b.slot(), b.function())));
+            }
+            assertThat(a.equals(null)).isFalse();
+            assertThat(a.equals(g)).isFalse();
+            assertThat(a).isEqualTo(new PciAddress(a.domain(), a.bus(), a.slot(), a.function()));
+        }
+    }
+
     @ParameterizedTest
     @CsvSource({
             "0000:00:00.0, 0, 0, 0, 0",

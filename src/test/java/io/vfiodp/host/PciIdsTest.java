@@ -156,6 +156,68 @@ class PciIdsTest {
     }
 
     @Test
+    void theDeviceLinesOfOneVendorAreKeptAcrossChunkEdgesWhileTheOthersArePassedOver() throws IOException {
+        StringBuilder content = new StringBuilder("# Version: 2030.01.01\n");
+        StringBuilder kept = new StringBuilder();
+        for (int vendor = 0x1000; vendor < 0x1000 + 1500; vendor++) {
+            String vendorLine = String.format("%04x  Vendor %d%n", vendor, vendor);
+            content.append(vendorLine);
+            kept.append(vendorLine);
+            for (int device = 0; device < 8; device++) {
+                String deviceLine = String.format("\t%04x  Device %d of vendor %d%n", device, device, vendor);
+                content.append(deviceLine).append(String.format("\t\t%04x %04x  a subsystem line%n", vendor, device));
+                if (vendor == 0x1000 + 1000) kept.append(deviceLine);
+            }
+            if (vendor % 100 == 0) content.append("# a comment between vendors\n\n");
+        }
+        content.append("C 03  Display controller\n\t00  VGA compatible controller\n");
+        byte[] bytes = content.toString().getBytes(StandardCharsets.UTF_8);
+
+        PciIds ids = PciIds.parse("large", new java.io.ByteArrayInputStream(bytes), Optional.of(Set.of(0x1000 + 1000)), Optional.empty());
+
+        assertThat(bytes.length).isGreaterThan(10 * 64 * 1024);
+        assertThat(ids.toString()).endsWith(", 1500 vendors, " + kept.toString().getBytes(StandardCharsets.UTF_8).length + " bytes held]");
+        assertThat(ids.origin().version()).contains("2030.01.01");
+        for (int vendor = 0x1000; vendor < 0x1000 + 1500; vendor++) assertThat(ids.vendorName(vendor)).contains("Vendor " + vendor);
+        for (int device = 0; device < 8; device++) {
+            assertThat(ids.deviceName(0x1000 + 1000, device)).contains("Device " + device + " of vendor " + (0x1000 + 1000));
+        }
+        assertThat(ids.deviceName(0x1000 + 1000, 8)).isEmpty();
+    }
+
+    @Test
+    void theFirstDeviceLineWithANameWinsWhateverTheCaseOfItsDigits() throws IOException {
+        PciIds ids = PciIds.parse("repeats", """
+                10de  NVIDIA Corporation
+                \t1EB8 \t
+                \t1eb8  TU104GL [Tesla T4]
+                \t1eb8  a later line for the same id
+                \t\t1eb8 0001  a subsystem line is never a device
+                \t20B5  GA100 [A100 PCIe 80GB]
+                \t12ab
+                \tzzzz  not an id
+                10df  Emulex Corporation
+                \t12ab  Emulex's device
+                """.getBytes(StandardCharsets.UTF_8));
+
+        assertThat(ids.deviceName(0x10de, 0x1eb8)).contains("TU104GL [Tesla T4]");
+        assertThat(ids.deviceName(0x10de, 0x20b5)).contains("GA100 [A100 PCIe 80GB]");
+        assertThat(ids.deviceName(0x10de, 0x0001)).isEmpty();
+        assertThat(ids.deviceName(0x10de, 0x12ab)).as("no name on its line; another vendor's line").isEmpty();
+        assertThat(ids.deviceName(0x10df, 0x12ab)).contains("Emulex's device");
+        assertThat(ids.deviceName(0x10de, 0x1eb8)).as("looked up again").contains("TU104GL [Tesla T4]");
+    }
+
+    @Test
+    void idsBeyondSixteenBitsHaveNoName() throws IOException {
+        PciIds ids = sample();
+        assertThat(ids.deviceName(0x10de, 0x11eb8)).isEmpty();
+        assertThat(ids.deviceName(0x10de, -1)).isEmpty();
+        assertThat(ids.deviceName(0x110de, 0x1eb8)).isEmpty();
+        assertThat(ids.vendorName(0x110de)).isEmpty();
+    }
+
+    @Test
     void truncatedGzipContentIsAnErrorNamingTheSource() throws IOException {
         ByteArrayOutputStream gz = new ByteArrayOutputStream();
         try (GZIPOutputStream out = new GZIPOutputStream(gz)) {

@@ -33,6 +33,14 @@ class DraRoutingTest {
     }
 
     @Test
+    void routesAnyUnlessNone() {
+        assertThat(DraRouting.NONE.routesAny()).isFalse();
+        assertThat(DraRouting.parse("none").routesAny()).isFalse();
+        assertThat(DraRouting.ALL.routesAny()).isTrue();
+        assertThat(DraRouting.parse("nvidia.com/GRID_T4-1Q").routesAny()).isTrue();
+    }
+
+    @Test
     void aBadEntryIsAnErrorNamingIt() {
         assertThatThrownBy(() -> DraRouting.parse("nvidia.com/T4,GRID"))
                 .hasMessageStartingWith("DRA resources 'nvidia.com/T4,GRID': 'GRID' is not a resource name: ");

@@ -1,0 +1,76 @@
+package io.vfiodp.serve;
+
+import io.vfiodp.host.PciIds;
+import io.vfiodp.node.ScanPolicySource;
+import io.vfiodp.policy.PolicyEngine;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * serve's pci.ids: read on a thread of its own from the start of {@code serve}, so that the
+ * first pass finds it read while it scans (the first pass needs it only after the scan, and
+ * reading it is mostly inflating 1.6 MB, work a second core can do meanwhile). Read for
+ * {@link PolicyEngine#VENDORS_EVER_NAMED}, every vendor the policy can name devices of, which
+ * covers what any first pass asks for; a later ask beyond it reads the file again, on the
+ * asking thread, as without the preload.
+ *
+ * <p>The thread ({@value #THREAD}) ends when the file is read; {@link #close()} waits for it, so
+ * that serve leaves no thread behind even when it fails during start-up.
+ */
+final class PciIdsPreload implements ScanPolicySource.PciIdsLoader, AutoCloseable {
+
+    static final String THREAD = "vfio-dp-pci-ids";
+
+    private final Optional<Path> explicit;
+    private final Thread reader;
+    // the preloaded database, until the first ask takes it
+    private CompletableFuture<PciIds> preloaded;
+
+    private PciIdsPreload(Optional<Path> explicit, Thread reader, CompletableFuture<PciIds> preloaded) {
+        this.explicit = explicit;
+        this.reader = reader;
+        this.preloaded = preloaded;
+    }
+
+    /** Starts reading the copy {@link PciIds#load(Optional, Set)} chooses, the explicit file when given. */
+    static PciIdsPreload start(Optional<Path> explicit) {
+        CompletableFuture<PciIds> preloaded = new CompletableFuture<>();
+        Thread reader = Thread.ofPlatform().daemon().name(THREAD).start(() -> {
+            try {
+                preloaded.complete(PciIds.load(explicit, PolicyEngine.VENDORS_EVER_NAMED));
+            } catch (IOException | RuntimeException | Error e) {
+                preloaded.completeExceptionally(e);
+            }
+        });
+        return new PciIdsPreload(explicit, reader, preloaded);
+    }
+
+    /** The preloaded database when it covers {@code deviceVendors} and was not taken yet, else the file read again. */
+    @Override
+    public synchronized PciIds load(Set<Integer> deviceVendors) throws IOException {
+        CompletableFuture<PciIds> taken = preloaded;
+        preloaded = null;
+        if (taken == null || !PolicyEngine.VENDORS_EVER_NAMED.containsAll(deviceVendors)) {
+            return PciIds.load(explicit, deviceVendors);
+        }
+        try {
+            return taken.join();
+        } catch (CompletionException e) {
+            // the reader's failure, with the message the same read would have failed with here
+            if (e.getCause() instanceof IOException io) throw new IOException(io.getMessage(), io);
+            if (e.getCause() instanceof RuntimeException re) throw re;
+            if (e.getCause() instanceof Error error) throw error;
+            throw e;
+        }
+    }
+
+    /** Waits for the reader thread to end. */
+    @Override
+    public void close() throws InterruptedException {
+        reader.join();
+    }
+}

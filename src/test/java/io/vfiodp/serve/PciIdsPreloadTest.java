@@ -1,0 +1,85 @@
+package io.vfiodp.serve;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.vfiodp.host.PciFunction;
+import io.vfiodp.host.PciIds;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PciIdsPreloadTest {
+
+    static final int NVIDIA = PciFunction.VENDOR_NVIDIA;
+
+    static Path file(Path dir) throws IOException {
+        return Files.writeString(dir.resolve("pci.ids"), """
+                #\tVersion: 2026.11.01
+                8086  Intel Corporation
+                \t1520  I350 Ethernet Controller Virtual Function
+                10de  NVIDIA Corporation
+                \t1eb8  TU104GL [Tesla T4]
+                """);
+    }
+
+    @Test
+    void theFirstAskCoveredByThePolicysVendorsGetsThePreloadedCopyAndLaterAsksReadAgain(@TempDir Path dir) throws Exception {
+        Path file = file(dir);
+        try (PciIdsPreload preload = PciIdsPreload.start(Optional.of(file))) {
+            PciIds first = preload.load(Set.of(NVIDIA));
+            PciIds second = preload.load(Set.of(NVIDIA));
+
+            assertThat(first.deviceVendors()).contains(Set.of(NVIDIA));
+            assertThat(first.deviceName(NVIDIA, 0x1eb8)).contains("TU104GL [Tesla T4]");
+            assertThat(first.origin()).isEqualTo(new PciIds.Origin(file.toString(), Optional.of("2026.11.01"),
+                    Optional.of("given explicitly, used whatever its version")));
+            assertThat(second).isNotSameAs(first);
+            assertThat(second.origin()).isEqualTo(first.origin());
+        }
+    }
+
+    @Test
+    void aHostWithoutNvidiaGetsThePreloadedCopyToo(@TempDir Path dir) throws Exception {
+        try (PciIdsPreload preload = PciIdsPreload.start(Optional.of(file(dir)))) {
+            PciIds ids = preload.load(Set.of());
+
+            assertThat(ids.deviceVendors()).contains(Set.of(NVIDIA));
+            assertThat(ids.vendorName(0x8086)).contains("Intel Corporation");
+        }
+    }
+
+    @Test
+    void anAskBeyondThePolicysVendorsReadsTheFileAgainForThem(@TempDir Path dir) throws Exception {
+        try (PciIdsPreload preload = PciIdsPreload.start(Optional.of(file(dir)))) {
+            PciIds ids = preload.load(Set.of(NVIDIA, 0x8086));
+
+            assertThat(ids.deviceVendors()).contains(Set.of(NVIDIA, 0x8086));
+            assertThat(ids.deviceName(0x8086, 0x1520)).contains("I350 Ethernet Controller Virtual Function");
+        }
+    }
+
+    @Test
+    void aFileThatCannotBeReadFailsTheAskWithTheMessageOfTheRead(@TempDir Path dir) throws Exception {
+        Path missing = dir.resolve("nope.ids");
+        try (PciIdsPreload preload = PciIdsPreload.start(Optional.of(missing))) {
+            assertThatThrownBy(() -> preload.load(Set.of(NVIDIA))).isInstanceOf(IOException.class)
+                    .hasMessage("cannot read pci.ids database " + missing + ": no such file");
+            assertThatThrownBy(() -> preload.load(Set.of(NVIDIA))).as("asked again: read again").isInstanceOf(IOException.class)
+                    .hasMessage("cannot read pci.ids database " + missing + ": no such file");
+        }
+    }
+
+    @Test
+    void closeWaitsForTheReaderThreadEvenWhenNothingWasAsked(@TempDir Path dir) throws Exception {
+        PciIdsPreload preload = PciIdsPreload.start(Optional.of(file(dir)));
+
+        preload.close();
+
+        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals(PciIdsPreload.THREAD) && t.isAlive());
+    }
+}
