@@ -73,10 +73,12 @@ public final class ServeProcess implements DemoRun.RunningServe {
         command.addAll(javaOptions);
         String classPath = System.getProperty("java.class.path");
         String first = classPath.split(File.pathSeparator, 2)[0];
-        // From the jar, as the image's launcher runs it: -jar, whose manifest enables native access
-        // for netty and JNA, and the jar's path as this JVM got it, which an AOT cache made by the
-        // plugin process checks again when the launcher starts serve. The jar alone: what follows it
-        // (bin/vfio-device-plugin's demo-lib, the demo's mock API server) is the demo's, not serve's.
+        // From the jar, by the jar's path as this JVM got it, which an AOT cache made by the plugin
+        // process checks again when the launcher starts serve: the launcher's -cp JAR and this -jar JAR
+        // are the same class path. -jar, as the jar's manifest enables native access for netty and JNA
+        // on a JDK whose runtime does not (a checkout's; the image's runtime does both ways). The jar
+        // alone: what follows it (bin/vfio-device-plugin's demo-lib, the demo's mock API server) is the
+        // demo's, not serve's.
         command.addAll(isThisJar(first, mainClass) ? List.of("-jar", first) : List.of("-cp", classPath, mainClass));
         command.add("serve");
         command.addAll(serveOptions);

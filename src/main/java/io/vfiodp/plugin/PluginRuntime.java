@@ -89,14 +89,21 @@ public final class PluginRuntime implements AutoCloseable {
         // connection to kubelet.sock for the first Register is made there too, meanwhile.
         CompletableFuture<Transport> transport = new CompletableFuture<>();
         Thread starter = new Thread(() -> {
+            EpollEventLoopGroup group;
             try {
-                EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory("vfio-dp-grpc", true));
-                KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDir().resolve(ReconcileLoop.KUBELET_SOCKET), group,
-                        settings.registrationTimeout());
+                group = new EpollEventLoopGroup(1, new DefaultThreadFactory("vfio-dp-grpc", true));
+            } catch (Throwable t) {
+                transport.completeExceptionally(new IOException("netty's epoll transport is unavailable: " + t, t));
+                return;
+            }
+            KubeletRegistrar registrar = new KubeletRegistrar(settings.pluginDir().resolve(ReconcileLoop.KUBELET_SOCKET), group,
+                    settings.registrationTimeout());
+            try {
                 registrar.dialAhead();
                 transport.complete(new Transport(group, registrar));
             } catch (Throwable t) {
-                transport.completeExceptionally(t);
+                new Transport(group, registrar).close();
+                transport.completeExceptionally(new IOException("cannot connect to the kubelet's registration socket: " + t, t));
             }
         }, "vfio-dp-start");
         starter.setDaemon(true);
@@ -114,7 +121,7 @@ public final class PluginRuntime implements AutoCloseable {
             group = transport.join().group();
             registrar = transport.join().registrar();
         } catch (CompletionException e) {
-            throw new IOException("netty's epoll transport is unavailable: " + e.getCause(), e.getCause());
+            throw (IOException) e.getCause();
         }
         ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(), settings.safetyCheck(),
                 listener);

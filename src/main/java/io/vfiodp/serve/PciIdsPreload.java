@@ -5,10 +5,13 @@ import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.policy.PolicyEngine;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * serve's pci.ids: read on a thread of its own from the start of {@code serve}, so that the
@@ -19,11 +22,13 @@ import java.util.concurrent.CompletionException;
  * asking thread, as without the preload.
  *
  * <p>The thread ({@value #THREAD}) ends when the file is read; {@link #close()} waits for it, so
- * that serve leaves no thread behind even when it fails during start-up.
+ * that serve leaves no thread behind even when it fails during start-up, for a bounded time.
  */
 final class PciIdsPreload implements ScanPolicySource.PciIdsLoader, AutoCloseable {
 
     static final String THREAD = "vfio-dp-pci-ids";
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(3);
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
 
     private final Optional<Path> explicit;
     private final Thread reader;
@@ -68,9 +73,20 @@ final class PciIdsPreload implements ScanPolicySource.PciIdsLoader, AutoCloseabl
         }
     }
 
-    /** Waits for the reader thread to end. */
+    /** The thread that reads the file. */
+    Thread reader() {
+        return reader;
+    }
+
+    /**
+     * Waits up to {@link #CLOSE_WAIT} for the reader thread to end: a pci.ids on a mount that hangs
+     * must not hold serve's shutdown; the thread is a daemon and ends with the process then.
+     */
     @Override
     public void close() throws InterruptedException {
-        reader.join();
+        if (!reader.join(CLOSE_WAIT)) {
+            log.warn("pci.ids: still reading {} after {} s at shutdown; leaving the reader thread, a daemon, to end with the process",
+                    explicit.map(Path::toString).orElse("the system's or the bundled copy"), CLOSE_WAIT.toSeconds());
+        }
     }
 }

@@ -27,15 +27,22 @@ public final class ServePrestart {
     static final String THREAD = "vfio-dp-prestart";
 
     private final CountDownLatch logging = new CountDownLatch(1);
+    private final Runnable loggingStep;
     private final Thread thread;
 
-    private ServePrestart() {
+    private ServePrestart(Runnable loggingStep) {
+        this.loggingStep = loggingStep;
         thread = Thread.ofPlatform().daemon().name(THREAD).unstarted(this::run);
     }
 
     /** Starts the steps on a daemon thread of their own, which ends when they are done. */
     public static ServePrestart begin() {
-        ServePrestart prestart = new ServePrestart();
+        return begin(LoggerFactory::getILoggerFactory);
+    }
+
+    /** As {@link #begin()}, with {@code loggingStep} as the step {@link #awaitLogging} waits for. */
+    static ServePrestart begin(Runnable loggingStep) {
+        ServePrestart prestart = new ServePrestart(loggingStep);
         prestart.thread.start();
         return prestart;
     }
@@ -57,7 +64,7 @@ public final class ServePrestart {
     private void run() {
         steps(() -> {
             try {
-                LoggerFactory.getILoggerFactory();
+                loggingStep.run();
             } finally {
                 logging.countDown();
             }

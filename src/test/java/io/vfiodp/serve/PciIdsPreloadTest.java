@@ -6,10 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vfiodp.host.PciFunction;
 import io.vfiodp.host.PciIds;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -81,5 +85,27 @@ class PciIdsPreloadTest {
         preload.close();
 
         assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals(PciIdsPreload.THREAD) && t.isAlive());
+    }
+
+    @Test
+    void closeWaitsForAReaderThatHangsOnlySoLong(@TempDir Path dir) throws Exception {
+        Path fifo = dir.resolve("pci.ids");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor()).isZero();
+        // opening a FIFO with no writer blocks, as a read from a hung mount does
+        PciIdsPreload preload = PciIdsPreload.start(Optional.of(fifo));
+
+        assertThat(CompletableFuture.runAsync(() -> {
+            try {
+                preload.close();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        })).succeedsWithin(PciIdsPreload.CLOSE_WAIT.plusSeconds(10));
+        assertThat(preload.reader().isAlive()).as("the reader, still blocked").isTrue();
+
+        try (OutputStream writer = Files.newOutputStream(fifo)) {
+            writer.write("10de  NVIDIA Corporation\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        assertThat(preload.reader().join(Duration.ofSeconds(10))).as("the reader ended once the file could be read").isTrue();
     }
 }

@@ -1,12 +1,13 @@
 package io.vfiodp.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
-import org.slf4j.helpers.SubstituteLogger;
-import org.slf4j.helpers.SubstituteLoggerFactory;
 
 class ServePrestartTest {
 
@@ -20,11 +21,37 @@ class ServePrestartTest {
     }
 
     @Test
-    void afterAwaitingLoggingLoggersAreTheBackendsNotSubstitutes() {
-        ServePrestart.begin().awaitLogging();
+    void awaitingLoggingReturnsOnlyOnceTheLoggingStepHasEnded() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean stepEnded = new AtomicBoolean();
+        ServePrestart prestart = ServePrestart.begin(() -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            stepEnded.set(true);
+        });
+        AtomicBoolean stepEndedWhenAwaitReturned = new AtomicBoolean();
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            prestart.awaitLogging();
+            stepEndedWhenAwaitReturned.set(stepEnded.get());
+        });
 
-        assertThat(LoggerFactory.getILoggerFactory()).isNotInstanceOf(SubstituteLoggerFactory.class);
-        assertThat(LoggerFactory.getLogger(ServePrestartTest.class)).isNotInstanceOf(SubstituteLogger.class);
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.WAITING || !waiter.isAlive());
+        assertThat(waiter.isAlive()).as("awaitLogging still waiting while the logging step runs").isTrue();
+        release.countDown();
+        assertThat(waiter.join(Duration.ofSeconds(10))).as("awaitLogging returned").isTrue();
+        assertThat(stepEndedWhenAwaitReturned).isTrue();
+    }
+
+    @Test
+    void awaitingLoggingReturnsWhenTheLoggingStepFails() {
+        ServePrestart prestart = ServePrestart.begin(() -> {
+            throw new NoClassDefFoundError("org/slf4j/LoggerFactory");
+        });
+
+        assertThat(CompletableFuture.runAsync(prestart::awaitLogging)).succeedsWithin(Duration.ofSeconds(10));
     }
 
     @Test
