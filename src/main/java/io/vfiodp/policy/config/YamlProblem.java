@@ -29,6 +29,12 @@ final class YamlProblem {
     private static final Pattern PLAIN_PATH = Pattern.compile("[A-Za-z][A-Za-z0-9_]*(\\[\\d+]|\\.[A-Za-z][A-Za-z0-9_]*)*");
     /** How Jackson words a key that appears twice in one mapping. */
     private static final Pattern DUPLICATE = Pattern.compile("Duplicate Object property \"(.*)\"");
+    /**
+     * How Jackson words a number snakeyaml-engine's scanner failed to convert, with the exception's
+     * class name: the hex digits of an escape in a double-quoted string cut short (a backslash-u escape with fewer than four).
+     */
+    private static final Pattern UNREADABLE_NUMBER =
+            Pattern.compile("Malformed Number token: failed to tokenize due to \\([\\w.$]+\\): (.*)", Pattern.DOTALL);
 
     private YamlProblem() {}
 
@@ -64,6 +70,11 @@ final class YamlProblem {
         String message = e.getOriginalMessage() == null ? "not readable as YAML" : e.getOriginalMessage();
         Matcher duplicate = DUPLICATE.matcher(message);
         if (duplicate.matches()) return "Duplicate field '" + duplicate.group(1) + "'";
+        Matcher number = UNREADABLE_NUMBER.matcher(message);
+        if (number.matches()) {
+            return "an escape the YAML scanner cannot read (in a double-quoted string \\x, \\u and \\U take 2, 4 and 8 hex digits): "
+                    + number.group(1);
+        }
         // snakeyaml-engine interleaves its own location and a source excerpt (indented lines) with
         // what went wrong (unindented lines); the location is already in front
         StringBuilder out = new StringBuilder();

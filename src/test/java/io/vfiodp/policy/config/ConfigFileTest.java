@@ -151,6 +151,15 @@ class ConfigFileTest {
     }
 
     @Test
+    void anEscapeCutShortByTheDocumentsEndIsAnErrorWithoutTheScannersExceptionName() {
+        // the scanner reads the escape's hex digits up to the end, finds none, and fails converting them
+        assertThatThrownBy(() -> ConfigFile.parse("c.yaml", "permittedHostDevices:\n  pciHostDevices:\n    - resourceName: \"\\u"))
+                .isInstanceOf(InvalidConfigException.class)
+                .hasMessage("c.yaml line 3, column 19, field permittedHostDevices.pciHostDevices[0]: an escape the YAML scanner cannot"
+                        + " read (in a double-quoted string \\x, \\u and \\U take 2, 4 and 8 hex digits): For input string: \"\" under radix 16");
+    }
+
+    @Test
     void scalarWhereAListBelongsIsAnError() {
         assertThatThrownBy(() -> ConfigFile.parse("c.yaml", "permittedHostDevices:\n  pciHostDevices: 5\n"))
                 .isInstanceOf(InvalidConfigException.class)
