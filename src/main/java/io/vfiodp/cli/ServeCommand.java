@@ -17,18 +17,46 @@ import picocli.CommandLine.Model.OptionSpec;
  * annotations makes the JDK generate a proxy class per annotation type (nine for serve's) and
  * reflection spin method handles, in the interpreter, before serve's first log line: the top-level
  * and serve models took 48 ms, 14 now. Each option is defined once, here or in the group it
- * belongs to ({@link HostOptions}, {@link VgpuOptions}, {@link DraOptions}); serve's own keep their
- * values in fields, as before (config() and DefaultCommandTest read them), the groups' in picocli;
- * {@code --help}, defaults and messages are the annotated command's (UsageHelpTest).
+ * belongs to ({@link HostOptions}, {@link VgpuOptions}, {@link DraOptions}), and picocli keeps its
+ * value; {@code --help}, defaults and messages are the annotated command's (UsageHelpTest).
  */
 final class ServeCommand implements Callable<Integer> {
 
-    Path devicePluginDir;
-    KubeVirtMode kubevirt;
-    String nodeName;
-    Duration rescanInterval;
-    UeventMode uevents;
-    String metricsAddress;
+    final OptionSpec devicePluginDir = OptionSpec.builder("--device-plugin-dir").type(Path.class).defaultValue("/var/lib/kubelet/device-plugins")
+            .paramLabel("DIR")
+            .description("The kubelet's device-plugin directory, holding kubelet.sock (default: ${DEFAULT-VALUE}; env VFIO_DP_DEVICE_PLUGIN_DIR).")
+            .build();
+
+    final OptionSpec kubevirt = OptionSpec.builder("--kubevirt").type(KubeVirtMode.class).defaultValue("auto").paramLabel("auto|off")
+            .description("auto: follow permittedHostDevices in the KubeVirt CR (any namespace) live; it wins over --config while it has them, "
+                    + "and --config or the default NVIDIA naming applies while there is no CR or it cannot be read. off: never read the "
+                    + "KubeVirt CR; --config or the default naming decides, and the Kubernetes API is used only for DRA (--dra-resources) "
+                    + "(default: ${DEFAULT-VALUE}; env VFIO_DP_KUBEVIRT).")
+            .build();
+
+    final OptionSpec nodeName = OptionSpec.builder("--node-name").type(String.class).paramLabel("NAME")
+            .description("This node's name: its labels select nodeMediatedDeviceTypes, configuration problems and device health changes are posted as Events on it, "
+                    + "and it names the DRA driver's pool (required with --dra-resources) "
+                    + "(default: env NODE_NAME, set it from the downward API spec.nodeName; env VFIO_DP_NODE_NAME).")
+            .build();
+
+    final OptionSpec rescanInterval = OptionSpec.builder("--rescan-interval").type(Duration.class).paramLabel("DURATION")
+            .converters(new DurationConverter())
+            .description("Full rescan period (e.g. 10s, 1m); a rescan that finds no change sends the kubelet nothing (default: 5m while kernel"
+                    + " uevents arrive, a safety net under them; 30s without; env VFIO_DP_RESCAN_INTERVAL).")
+            .build();
+
+    final OptionSpec uevents = OptionSpec.builder("--uevents").type(UeventMode.class).defaultValue("auto").paramLabel("auto|on|off")
+            .description("auto: listen to kernel uevents when --sysfs-root is a sysfs mount: a driver change, hot-add or hot-remove then"
+                    + " reaches the kubelet after reading only the devices named, and the full rescan runs every 5m. Where the kernel sends"
+                    + " this process none (a pod with hostUsers: false), serve says so once and rescans every 30s. on: also when"
+                    + " --sysfs-root is a copy (tests). off: rescans and the /dev/vfio watch only (default: ${DEFAULT-VALUE};"
+                    + " env VFIO_DP_UEVENTS).")
+            .build();
+
+    final OptionSpec metricsAddress = OptionSpec.builder("--metrics-address").type(String.class).defaultValue(":9402").paramLabel("[HOST]:PORT")
+            .description("Address of the HTTP /metrics, /healthz and /readyz endpoints; empty disables them (default: ${DEFAULT-VALUE}; env VFIO_DP_METRICS_ADDRESS).")
+            .build();
 
     private final HostOptions host = new HostOptions();
     private final VgpuOptions vgpu = new VgpuOptions();
@@ -47,42 +75,10 @@ final class ServeCommand implements Callable<Integer> {
                         + "claims prepared into CDI devices and KubeVirt's device metadata, registered through the kubelet's plugin registry.",
                 "This is the default command: running the jar with no command, or with options only, runs serve.");
         command.addMixin("host", host.mixin());
-        command.addOption(new OptionField<Path>(() -> devicePluginDir, v -> devicePluginDir = v).bind(OptionSpec.builder("--device-plugin-dir"))
-                .type(Path.class).defaultValue("/var/lib/kubelet/device-plugins").paramLabel("DIR")
-                .description("The kubelet's device-plugin directory, holding kubelet.sock (default: ${DEFAULT-VALUE}; env VFIO_DP_DEVICE_PLUGIN_DIR).")
-                .build());
-        command.addOption(new OptionField<KubeVirtMode>(() -> kubevirt, v -> kubevirt = v).bind(OptionSpec.builder("--kubevirt"))
-                .type(KubeVirtMode.class).defaultValue("auto").paramLabel("auto|off")
-                .description("auto: follow permittedHostDevices in the KubeVirt CR (any namespace) live; it wins over --config while it has them, "
-                        + "and --config or the default NVIDIA naming applies while there is no CR or it cannot be read. off: never read the "
-                        + "KubeVirt CR; --config or the default naming decides, and the Kubernetes API is used only for DRA (--dra-resources) "
-                        + "(default: ${DEFAULT-VALUE}; env VFIO_DP_KUBEVIRT).")
-                .build());
-        command.addOption(new OptionField<String>(() -> nodeName, v -> nodeName = v).bind(OptionSpec.builder("--node-name"))
-                .type(String.class).paramLabel("NAME")
-                .description("This node's name: its labels select nodeMediatedDeviceTypes, configuration problems and device health changes are posted as Events on it, "
-                        + "and it names the DRA driver's pool (required with --dra-resources) "
-                        + "(default: env NODE_NAME, set it from the downward API spec.nodeName; env VFIO_DP_NODE_NAME).")
-                .build());
-        command.addOption(new OptionField<Duration>(() -> rescanInterval, v -> rescanInterval = v).bind(OptionSpec.builder("--rescan-interval"))
-                .type(Duration.class).paramLabel("DURATION").converters(new DurationConverter())
-                .description("Full rescan period (e.g. 10s, 1m); a rescan that finds no change sends the kubelet nothing (default: 5m while kernel"
-                        + " uevents arrive, a safety net under them; 30s without; env VFIO_DP_RESCAN_INTERVAL).")
-                .build());
-        command.addOption(new OptionField<UeventMode>(() -> uevents, v -> uevents = v).bind(OptionSpec.builder("--uevents"))
-                .type(UeventMode.class).defaultValue("auto").paramLabel("auto|on|off")
-                .description("auto: listen to kernel uevents when --sysfs-root is a sysfs mount: a driver change, hot-add or hot-remove then"
-                        + " reaches the kubelet after reading only the devices named, and the full rescan runs every 5m. Where the kernel sends"
-                        + " this process none (a pod with hostUsers: false), serve says so once and rescans every 30s. on: also when"
-                        + " --sysfs-root is a copy (tests). off: rescans and the /dev/vfio watch only (default: ${DEFAULT-VALUE};"
-                        + " env VFIO_DP_UEVENTS).")
-                .build());
+        command.addOption(devicePluginDir).addOption(kubevirt).addOption(nodeName).addOption(rescanInterval).addOption(uevents);
         command.addMixin("vgpu", vgpu.mixin());
         command.addMixin("dra", dra.mixin());
-        command.addOption(new OptionField<String>(() -> metricsAddress, v -> metricsAddress = v).bind(OptionSpec.builder("--metrics-address"))
-                .type(String.class).defaultValue(":9402").paramLabel("[HOST]:PORT")
-                .description("Address of the HTTP /metrics, /healthz and /readyz endpoints; empty disables them (default: ${DEFAULT-VALUE}; env VFIO_DP_METRICS_ADDRESS).")
-                .build());
+        command.addOption(metricsAddress);
         return StandardHelpOptions.addTo(command);
     }
 
@@ -100,9 +96,9 @@ final class ServeCommand implements Callable<Integer> {
 
     /** The options, parsed into what serve runs on; {@code --kubevirt auto} looks for a Kubernetes API in the environment. */
     ServeConfig config() {
-        return new ServeConfig(host.sysfsRoot(), host.devRoot(), host.pciIds(), host.config(), devicePluginDir,
-                kubevirt == KubeVirtMode.auto, KubeApiDetection.source(System.getenv(), Path.of(System.getProperty("user.home"))),
-                Optional.ofNullable(nodeName), Optional.ofNullable(rescanInterval), uevents, metricsAddress, vgpu.settings(), dra.settings(),
-                new VersionProvider().getVersion()[0]);
+        return new ServeConfig(host.sysfsRoot(), host.devRoot(), host.pciIds(), host.config(), devicePluginDir.getValue(),
+                kubevirt.getValue() == KubeVirtMode.auto, KubeApiDetection.source(System.getenv(), Path.of(System.getProperty("user.home"))),
+                Optional.ofNullable(nodeName.getValue()), Optional.ofNullable(rescanInterval.getValue()), uevents.getValue(),
+                metricsAddress.getValue(), vgpu.settings(), dra.settings(), new VersionProvider().getVersion()[0]);
     }
 }

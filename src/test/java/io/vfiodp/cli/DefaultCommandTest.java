@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -36,12 +37,12 @@ class DefaultCommandTest {
         CommandLine.ParseResult parsed = cl.parseArgs("serve");
         ServeCommand serve = (ServeCommand) parsed.subcommand().commandSpec().userObject();
 
-        assertThat(serve.devicePluginDir).hasToString("/var/lib/kubelet/device-plugins");
-        assertThat(serve.kubevirt).isEqualTo(KubeVirtMode.auto);
-        assertThat(serve.rescanInterval).as("none given: 5m while uevents arrive, else 30s").isNull();
-        assertThat(serve.uevents).isEqualTo(io.vfiodp.serve.UeventMode.auto);
-        assertThat(serve.metricsAddress).isEqualTo(":9402");
-        assertThat(serve.nodeName).isNull();
+        assertThat((Path) serve.devicePluginDir.getValue()).hasToString("/var/lib/kubelet/device-plugins");
+        assertThat((KubeVirtMode) serve.kubevirt.getValue()).isEqualTo(KubeVirtMode.auto);
+        assertThat((Duration) serve.rescanInterval.getValue()).as("none given: 5m while uevents arrive, else 30s").isNull();
+        assertThat((io.vfiodp.serve.UeventMode) serve.uevents.getValue()).isEqualTo(io.vfiodp.serve.UeventMode.auto);
+        assertThat((String) serve.metricsAddress.getValue()).isEqualTo(":9402");
+        assertThat((String) serve.nodeName.getValue()).isNull();
     }
 
     @Test
@@ -52,9 +53,9 @@ class DefaultCommandTest {
 
         ServeCommand serve = (ServeCommand) cl.parseArgs("serve").subcommand().commandSpec().userObject();
 
-        assertThat(serve.devicePluginDir).hasToString("/tmp/dp");
-        assertThat(serve.kubevirt).isEqualTo(KubeVirtMode.off);
-        assertThat(serve.rescanInterval).isEqualTo(Duration.ofMinutes(2));
+        assertThat((Path) serve.devicePluginDir.getValue()).hasToString("/tmp/dp");
+        assertThat((KubeVirtMode) serve.kubevirt.getValue()).isEqualTo(KubeVirtMode.off);
+        assertThat((Duration) serve.rescanInterval.getValue()).isEqualTo(Duration.ofMinutes(2));
     }
 
     @Test
@@ -103,7 +104,7 @@ class DefaultCommandTest {
 
         ServeCommand serve = (ServeCommand) cl.parseArgs("serve").subcommand().commandSpec().userObject();
 
-        assertThat(serve.nodeName).isEqualTo("gpu-node-7");
+        assertThat((String) serve.nodeName.getValue()).isEqualTo("gpu-node-7");
     }
 
     @Test
@@ -115,8 +116,8 @@ class DefaultCommandTest {
         cl2.setDefaultValueProvider(new EnvDefaultProvider(Map.of("NODE_NAME", "a")));
         ServeCommand fromOption = (ServeCommand) cl2.parseArgs("serve", "--node-name", "c").subcommand().commandSpec().userObject();
 
-        assertThat(fromPrefix.nodeName).isEqualTo("b");
-        assertThat(fromOption.nodeName).isEqualTo("c");
+        assertThat((String) fromPrefix.nodeName.getValue()).isEqualTo("b");
+        assertThat((String) fromOption.nodeName.getValue()).isEqualTo("c");
     }
 
     @Test
