@@ -116,8 +116,9 @@ chmod 755 "$out/bin/vfio-device-plugin"
 # start instead. Every node answers the probes; only a node with monitoring is scraped, so the
 # demo asks /healthz and /readyz alone (--probes-only): the scrape's classes (the text format,
 # the snapshots) load from the jar at a node's first scrape instead of at every start. The demo
-# runs serve as a process of its own next to its kubelet simulator, and only that process writes the archive: none of the demo's own classes (inventory, simulator,
-# printers) are in it, as serve on a node never loads them. That process runs with the shipped
+# runs serve as a process of its own next to its kubelet simulator, and only that process writes
+# the archive: none of the demo's own classes (inventory, simulator, printers) are in it, as serve
+# on a node never loads them. That process runs with the shipped
 # flags and the launcher's native library path, so that the archive matches the JVM it is used
 # with. JDK 25+ writes an AOT cache: the JDK's and the plugin's classes in one static archive,
 # loaded and linked before main runs (serve starts faster than on the dynamic archive: README,

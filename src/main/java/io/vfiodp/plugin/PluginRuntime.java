@@ -115,14 +115,14 @@ public final class PluginRuntime implements AutoCloseable {
             transport.thenAccept(Transport::close);
             throw e;
         }
-        EpollEventLoopGroup group;
-        KubeletRegistrar registrar;
+        Transport started;
         try {
-            group = transport.join().group();
-            registrar = transport.join().registrar();
+            started = transport.join();
         } catch (CompletionException e) {
             throw (IOException) e.getCause();
         }
+        EpollEventLoopGroup group = started.group();
+        KubeletRegistrar registrar = started.registrar();
         ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(), settings.safetyCheck(),
                 listener);
         DirectoryWatch watch;
