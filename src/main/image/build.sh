@@ -11,7 +11,7 @@
 #                                 on JDK 25+ an AOT cache (JEP 483/514/515), before a dynamic archive
 #   OUT/bin/vfio-device-plugin    launcher using all of the above
 #
-# Usage: build.sh JAVA_HOME JAR OUT. Run by the Maven profile "image" (pom.xml), which the
+# Usage: build.sh JAVA_HOME JAR OUT. Run by the Maven profile "image" (agent.pom.xml), which the
 # Dockerfile's build stage runs; every step of the image build is here, so the tests see it.
 set -eu
 

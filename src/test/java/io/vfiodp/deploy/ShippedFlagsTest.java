@@ -123,7 +123,8 @@ class ShippedFlagsTest {
     }
 
     private static String projectVersion() throws IOException {
-        Matcher m = Pattern.compile("<artifactId>vfio-device-plugin</artifactId>\\s*<version>([^<]+)</version>").matcher(Files.readString(Path.of("pom.xml")));
+        Matcher m = Pattern.compile("<artifactId>vfio-device-plugin-parent</artifactId>\\s*<version>([^<]+)</version>")
+                .matcher(Files.readString(Path.of("pom.xml")));
         assertThat(m.find()).isTrue();
         return m.group(1);
     }
