@@ -5,7 +5,7 @@ import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.inventory.InventoryReport;
 import io.vfiodp.inventory.InventoryText;
 import io.vfiodp.node.ScanPolicySource;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;

@@ -3,7 +3,7 @@ package io.vfiodp.bench;
 import static io.vfiodp.bench.ListAndWatchLatency.print;
 import static io.vfiodp.bench.ListAndWatchLatency.timed;
 
-import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.testkit.deviceplugin.Watch;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.serve.ServedHost;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.vfiodp.bench;
 
-import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.testkit.deviceplugin.Watch;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package io.vfiodp.bench;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;

@@ -98,7 +98,7 @@ class DemoCommandTest {
 
         assertThat(exit).isZero();
         assertThat(Files.readString(log)).contains("Using Parallel", "io.vfiodp.cli.ServeCommand source:")
-                .doesNotContain("io.vfiodp.demo.kubelet.KubeletSimulator");
+                .doesNotContain("io.vfiodp.testkit.deviceplugin.KubeletSimulator");
     }
 
     @Test

@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.vfiodp.dra.Claims;
 import io.vfiodp.dra.DraHarness;
-import io.vfiodp.demo.kubelet.DraKubeletSimulator;
+import io.vfiodp.testkit.dra.DraKubeletSimulator;
 import io.vfiodp.dra.DraNodes;
 import io.vfiodp.policy.DraRouting;
 import io.vfiodp.policy.Health;

@@ -9,7 +9,7 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.kube.OffLoopWatchDispatcher;
 import io.vfiodp.kube.kubevirt.KubeVirtCrs;

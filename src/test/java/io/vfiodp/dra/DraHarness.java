@@ -2,7 +2,7 @@ package io.vfiodp.dra;
 
 import static org.awaitility.Awaitility.await;
 
-import io.vfiodp.demo.kubelet.DraKubeletSimulator;
+import io.vfiodp.testkit.dra.DraKubeletSimulator;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;

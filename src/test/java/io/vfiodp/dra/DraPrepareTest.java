@@ -1,10 +1,10 @@
 package io.vfiodp.dra;
 
-import static io.vfiodp.demo.kubelet.DraKubeletSimulator.claim;
+import static io.vfiodp.testkit.dra.DraKubeletSimulator.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.vfiodp.demo.kubelet.DraKubeletSimulator;
+import io.vfiodp.testkit.dra.DraKubeletSimulator;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.vfiodp.policy.Health;
 import io.vfiodp.proto.dra.v1.Claim;

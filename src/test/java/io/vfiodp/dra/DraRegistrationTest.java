@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.vfiodp.demo.kubelet.DraKubeletSimulator;
+import io.vfiodp.testkit.dra.DraKubeletSimulator;
 import io.vfiodp.plugin.FileIdentity;
 import io.vfiodp.plugin.Leaks;
 import java.io.IOException;

@@ -7,7 +7,7 @@ import io.vfiodp.host.PciAddress;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.node.TargetState;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.DeviceKind;

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.vfiodp.host.fixtures.Trees;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.node.ScanPolicySource;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.vfiodp.cli.Main;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.serve.HostTree;

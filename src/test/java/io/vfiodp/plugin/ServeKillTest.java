@@ -3,8 +3,8 @@ package io.vfiodp.plugin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
-import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.Watch;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import java.io.IOException;
 import java.nio.file.Files;

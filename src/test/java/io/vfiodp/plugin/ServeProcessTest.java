@@ -2,8 +2,8 @@ package io.vfiodp.plugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vfiodp.demo.kubelet.KubeletSimulator;
-import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.Watch;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.grpc.StatusRuntimeException;
-import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.testkit.deviceplugin.Watch;
 import io.vfiodp.plugin.PluginListener;
 import java.nio.file.Path;
 import java.time.Duration;

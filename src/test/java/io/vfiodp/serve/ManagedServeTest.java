@@ -8,7 +8,7 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.fixtures.SysfsFixtures;

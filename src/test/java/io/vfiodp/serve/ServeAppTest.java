@@ -2,8 +2,8 @@ package io.vfiodp.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vfiodp.demo.kubelet.KubeletSimulator;
-import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.Watch;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

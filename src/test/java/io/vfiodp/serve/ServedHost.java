@@ -2,8 +2,8 @@ package io.vfiodp.serve;
 
 import static org.awaitility.Awaitility.await;
 
-import io.vfiodp.demo.kubelet.KubeletSimulator;
-import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.Watch;
 import io.vfiodp.host.PciIds;
 import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.node.NodeStateSource;

@@ -3,8 +3,8 @@ package io.vfiodp.serve;
 import static io.vfiodp.bench.ListAndWatchLatency.print;
 import static io.vfiodp.bench.ListAndWatchLatency.timed;
 
-import io.vfiodp.demo.kubelet.KubeletSimulator;
-import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.Watch;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciFunction;
 import io.vfiodp.host.SysfsScanner;

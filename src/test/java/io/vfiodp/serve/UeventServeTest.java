@@ -3,8 +3,8 @@ package io.vfiodp.serve;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.vfiodp.demo.kubelet.KubeletSimulator;
-import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.Watch;
 import io.vfiodp.node.HostScans;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import java.nio.file.Files;

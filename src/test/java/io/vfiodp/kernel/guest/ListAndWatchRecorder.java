@@ -1,7 +1,7 @@
 package io.vfiodp.kernel.guest;
 
-import io.vfiodp.demo.kubelet.KubeletSimulator;
-import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.Watch;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.vfiodp.kernel.guest;
 
-import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;

@@ -1,4 +1,4 @@
-package io.vfiodp.demo.kubelet;
+package io.vfiodp.testkit.deviceplugin;
 
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;

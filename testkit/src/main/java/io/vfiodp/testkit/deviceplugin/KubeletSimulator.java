@@ -1,4 +1,4 @@
-package io.vfiodp.demo.kubelet;
+package io.vfiodp.testkit.deviceplugin;
 
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
@@ -19,6 +19,7 @@ import io.vfiodp.proto.deviceplugin.v1beta1.Empty;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegistrationGrpc;
+import io.vfiodp.testkit.UnixSockets;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -136,7 +137,7 @@ public final class KubeletSimulator implements AutoCloseable {
     private void accept(RegisterRequest request, long start) {
         Path socket = RegistrationRules.endpoint(request, dir);
         String endpoint = request.getEndpoint();
-        ManagedChannel channel = PluginConnection.dial(socket, group, streams);
+        ManagedChannel channel = UnixSockets.dial(socket, group, streams);
         DevicePluginOptions options = PluginConnection.options(channel, request.getResourceName(), socket);
         Watch watch = new Watch(request.getResourceName());
         synchronized (this) {
@@ -230,7 +231,7 @@ public final class KubeletSimulator implements AutoCloseable {
         stopRegistration();
         dropConnections();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-            for (Path p : entries) if (RegistrationRules.isSocket(p)) Files.deleteIfExists(p);
+            for (Path p : entries) if (UnixSockets.isSocket(p)) Files.deleteIfExists(p);
         }
         startRegistration();
     }

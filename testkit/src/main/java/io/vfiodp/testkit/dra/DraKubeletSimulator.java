@@ -1,4 +1,4 @@
-package io.vfiodp.demo.kubelet;
+package io.vfiodp.testkit.dra;
 
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
@@ -21,7 +21,7 @@ import io.vfiodp.proto.pluginregistration.v1.InfoRequest;
 import io.vfiodp.proto.pluginregistration.v1.PluginInfo;
 import io.vfiodp.proto.pluginregistration.v1.RegistrationGrpc;
 import io.vfiodp.proto.pluginregistration.v1.RegistrationStatus;
-import io.vfiodp.triggers.Worker;
+import io.vfiodp.testkit.UnixSockets;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -29,6 +29,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -54,7 +56,7 @@ public final class DraKubeletSimulator implements AutoCloseable {
     private final List<String> services;
     private final EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory("dra-kubelet-sim-epoll", true));
     // Callbacks of our connections to the plugin; grpc's shared pool would keep its threads a minute after close().
-    private final Worker callbacks = Worker.start("dra-kubelet-sim");
+    private final ExecutorService callbacks = Executors.newSingleThreadExecutor(new DefaultThreadFactory("dra-kubelet-sim", true));
     private final List<NodeWatchResourcesResponse> healthUpdates = new ArrayList<>();
     private final List<ManagedChannel> channels = new ArrayList<>();
     private Registered plugin;
@@ -202,14 +204,14 @@ public final class DraKubeletSimulator implements AutoCloseable {
     }
 
     private synchronized ManagedChannel channel(Path socket) {
-        ManagedChannel c = PluginConnection.dial(socket, group, callbacks);
+        ManagedChannel c = UnixSockets.dial(socket, group, callbacks);
         channels.add(c);
         return c;
     }
 
     /** Whether {@code p} is a unix socket, as the plugin watcher asks. */
     public static boolean isSocket(Path p) {
-        return RegistrationRules.isSocket(p);
+        return UnixSockets.isSocket(p);
     }
 
     @Override

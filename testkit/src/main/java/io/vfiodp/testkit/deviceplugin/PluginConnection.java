@@ -1,13 +1,8 @@
-package io.vfiodp.demo.kubelet;
+package io.vfiodp.testkit.deviceplugin;
 
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
-import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
-import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerPreferredAllocationRequest;
@@ -18,7 +13,6 @@ import io.vfiodp.proto.deviceplugin.v1beta1.PreferredAllocationRequest;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /** The kubelet's side of the connection to a registering plugin: dialled back on its endpoint, asked its options first. */
@@ -27,17 +21,6 @@ final class PluginConnection {
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
 
     private PluginConnection() {}
-
-    static ManagedChannel dial(Path socket, EventLoopGroup group, Executor callbacks) {
-        return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-                .channelType(EpollDomainSocketChannel.class)
-                .withOption(ChannelOption.SO_KEEPALIVE, null)
-                .eventLoopGroup(group)
-                .executor(callbacks)
-                .usePlaintext()
-                .overrideAuthority("localhost")
-                .build();
-    }
 
     /** A blocking stub with the kubelet's call deadline. */
     static DevicePluginGrpc.DevicePluginBlockingStub stub(ManagedChannel channel) {

@@ -1,4 +1,4 @@
-package io.vfiodp.demo.kubelet;
+package io.vfiodp.testkit.deviceplugin;
 
 import io.grpc.ManagedChannel;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;

@@ -1,4 +1,4 @@
-package io.vfiodp.demo.kubelet;
+package io.vfiodp.testkit.deviceplugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -134,8 +134,8 @@ class KubeletSimulatorTest {
     @Test
     void resourceNameThatIsNoExtendedResourceNameIsRefused() {
         assertRefused("v1beta1", "fake.sock", "nvidia.com/GA100_",
-                "invalid resource name: resource name 'nvidia.com/GA100_': name part 'GA100_' must start and end with a letter or digit "
-                        + "and contain only letters, digits, '-', '_' and '.'");
+                "invalid resource name: resource name 'nvidia.com/GA100_': name part must consist of alphanumeric characters, '-', '_' or"
+                        + " '.', and must start and end with an alphanumeric character");
     }
 
     @Test
