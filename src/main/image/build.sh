@@ -11,13 +11,20 @@
 #                                 on JDK 25+ an AOT cache (JEP 483/514/515), before a dynamic archive
 #   OUT/bin/vfio-device-plugin    launcher using all of the above
 #
-# Usage: build.sh JAVA_HOME JAR OUT. Run by the Maven profile "image" (agent.pom.xml), which the
-# Dockerfile's build stage runs; every step of the image build is here, so the tests see it.
+# Usage: build.sh JAVA_HOME JAR OUT KIT. KIT is the test kit's jar (target/demo-lib), the kubelet
+# simulators of the training run's demo: the image holds none of it. Run by the Maven profile "image"
+# (agent.pom.xml), which the Dockerfile's build stage runs; every step of the image build is here, so
+# the tests see it.
 set -eu
 
 java_home=$1
 jar=$(cd "$(dirname "$2")" && pwd -P)/$(basename "$2")
 out=$(mkdir -p "$3" && cd "$3" && pwd -P)
+if [ ! -f "$4" ]; then
+    echo "image: the test kit's jar $4 is missing; the training run's demo needs its kubelet simulators" >&2
+    exit 1
+fi
+kit=$(cd "$(dirname "$4")" && pwd -P)/$(basename "$4")
 src=$(cd "$(dirname "$0")" && pwd -P)
 
 feature=$("$java_home/bin/java" -XshowSettings:properties -version 2>&1 \
@@ -116,9 +123,10 @@ chmod 755 "$out/bin/vfio-device-plugin"
 # start instead. Every node answers the probes; only a node with monitoring is scraped, so the
 # demo asks /healthz and /readyz alone (--probes-only): the scrape's classes (the text format,
 # the snapshots) load from the jar at a node's first scrape instead of at every start. The demo
-# runs serve as a process of its own next to its kubelet simulator, and only that process writes
-# the archive: none of the demo's own classes (inventory, simulator, printers) are in it, as serve
-# on a node never loads them. That process runs with the shipped
+# runs serve as a process of its own next to its kubelet simulator (the test kit, on the demo's
+# class path only), and only that process writes the archive: none of the demo's own classes
+# (inventory, simulator, printers) are in it, as serve on a node never loads them. That process
+# runs from the jar alone (ServeProcess), with the shipped
 # flags and the launcher's native library path, so that the archive matches the JVM it is used
 # with. JDK 25+ writes an AOT cache: the JDK's and the plugin's classes in one static archive,
 # loaded and linked before main runs (serve starts faster than on the dynamic archive: README,
@@ -138,7 +146,7 @@ fi
 work=$(mktemp -d)
 log="$out.training.log"
 # shellcheck disable=SC2086 # $profiles is one word or none
-if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" -jar "$out/lib/vfio-device-plugin.jar" demo \
+if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" -cp "$out/lib/vfio-device-plugin.jar:$kit" io.vfiodp.cli.Main demo \
         "--serve-java-option=@$out/lib/jvm.options" "--serve-java-option=-XX:CompileCommandFile=$out/lib/compile-commands" \
         "--serve-java-option=$training" \
         "--serve-java-option=-Djava.library.path=$out/lib/native" "--serve-java-option=-Djna.boot.library.path=$out/lib/native" \

@@ -1,7 +1,8 @@
 package io.vfiodp.cli;
 
-import io.vfiodp.demo.ServeProcess;
+import io.vfiodp.demo.DemoKit;
 import io.vfiodp.demo.DemoRun;
+import io.vfiodp.demo.ServeProcess;
 import io.vfiodp.demo.DraDemoPart;
 import io.vfiodp.demo.ServeFailure;
 import java.io.IOException;
@@ -28,8 +29,9 @@ import picocli.CommandLine.Spec;
                     + "(env vars, device specs, libvirt <hostdev>), clean shutdown.",
             "Then the DRA path on the same node: serve --dra-resources all against fabric8's mock API server and a DRA kubelet "
                     + "simulator, its ResourceSlice, a claim allocated as the scheduler leaves it, NodePrepareResources, the CDI spec, "
-                    + "the KEP-5304 metadata and the <hostdev>. The DRA part needs the mock server, which bin/vfio-device-plugin adds "
-                    + "from target/demo-lib (the image has none: it skips the part and says so).",
+                    + "the KEP-5304 metadata and the <hostdev>.",
+            "The kubelet simulators (the project's test kit) and the mock server are no part of the jar or the image: "
+                    + "bin/vfio-device-plugin adds them from target/demo-lib, which ./mvnw package makes.",
             "Finishes in seconds."})
 final class DemoCommand implements Callable<Integer> {
 
@@ -53,6 +55,12 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        Optional<String> missing = DemoKit.missing(DemoCommand.class.getClassLoader());
+        if (missing.isPresent()) {
+            err.println("vfio-device-plugin demo: " + missing.get());
+            err.flush();
+            return 1;
+        }
         Path work = Files.createTempDirectory("vfio-dp-demo-");
         try {
             new DemoRun(out, DemoRun.DEFAULT_PRINTERS, ServeProcess.starter(serveJavaOptions, verbose ? Optional.of(err) : Optional.empty(),

@@ -45,6 +45,8 @@ class ImageIT {
 
     private static final Path IMAGE = Path.of(System.getProperty("vfiodp.image", "target/image"));
     private static final Path LAUNCHER = IMAGE.resolve("bin/vfio-device-plugin");
+    /** The test kit's jar, which the image leaves out and build.sh's training run adds (target/demo-lib). */
+    private static final Path TESTKIT = Path.of(System.getProperty("vfiodp.testkit", "target/demo-lib/kubelet-testkit.jar"));
     private static final Path T4_NUMA = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
 
@@ -62,12 +64,16 @@ class ImageIT {
     }
 
     private Run run(Map<String, String> env, String... args) throws Exception {
+        return run(launcher(env, args));
+    }
+
+    private Run run(ProcessBuilder command) throws Exception {
         Path out = dir.resolve("out.txt");
         Path err = dir.resolve("err.txt");
-        Process p = launcher(env, args).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        Process p = command.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly().waitFor();
-            throw new AssertionError(String.join(" ", args) + " did not finish within 60 s; stderr: " + Files.readString(err));
+            throw new AssertionError(String.join(" ", command.command()) + " did not finish within 60 s; stderr: " + Files.readString(err));
         }
         return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
     }
@@ -152,9 +158,29 @@ class ImageIT {
         assertThat(names).hasSizeGreaterThan(200).contains("picocli.CommandLine");
     }
 
+    /** The image holds no kubelet simulator: its demo says in one line what it needs, and ends. */
     @Test
-    void demoRunsOnTheImageWithoutAJdkWarning() throws Exception {
-        Run demo = run(archiveRequired(dir.resolve("cds.log")), "demo");
+    void demoOnTheImageSaysWhatItNeedsInOneLine() throws Exception {
+        Run demo = run(Map.of(), "demo");
+
+        assertThat(demo.exit()).isEqualTo(1);
+        assertThat(demo.out()).isEmpty();
+        assertThat(demo.err()).isEqualTo("vfio-device-plugin demo: needs the kubelet simulators of the test kit (io.vfiodp:kubelet-testkit),"
+                + " which the image and the jar alone leave out: run bin/vfio-device-plugin demo in a checkout after ./mvnw -B -q package"
+                + " -DskipTests (it adds target/demo-lib)\n");
+    }
+
+    /** The demo as build.sh's training run starts it: the launcher's command with the test kit after the jar. */
+    @Test
+    void demoRunsOnTheImageWithTheTestKitWithoutAJdkWarning() throws Exception {
+        List<String> command = new ArrayList<>(ShippedFlagsTest.launcherCommand(IMAGE.toAbsolutePath().toString()));
+        int cp = command.indexOf("-cp") + 1;
+        command.set(cp, command.get(cp) + ":" + TESTKIT.toAbsolutePath());
+        command.add("demo");
+        ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
+        pb.environment().keySet().removeIf(k -> k.startsWith("JDK_JAVA_OPTIONS") || k.startsWith("KUBE") || k.startsWith("VFIO_DP_"));
+        pb.environment().putAll(archiveRequired(dir.resolve("cds.log")));
+        Run demo = run(pb);
 
         assertThat(demo.exit()).as(demo.err()).isZero();
         assertThat(demo.out()).contains("  " + T4 + "  endpoint vfio-dp-nvidia.com_TU104GL_TESLA_T4.sock  preferred-allocation true",
@@ -163,13 +189,24 @@ class ImageIT {
         // the mock API server is the demo's, from target/demo-lib, and never shipped
         assertThat(demo.out()).endsWith("\n== DRA: skipped: fabric8's mock API server is not on the class path (the image and `java -jar`"
                 + " leave it out; bin/vfio-device-plugin adds target/demo-lib, which ./mvnw package makes)\n");
-        try (java.util.jar.JarFile jar = new java.util.jar.JarFile(IMAGE.resolve("lib/vfio-device-plugin.jar").toFile())) {
-            assertThat(jar.stream().map(java.util.jar.JarEntry::getName))
-                    .noneMatch(n -> n.startsWith("io/fabric8/kubernetes/client/server/mock/") || n.startsWith("io/fabric8/mockwebserver/")
-                            || n.startsWith("io/vertx/"));
+        assertThat(demo.err().lines().filter(l -> !l.startsWith("NOTE: Picked up JDK_JAVA_OPTIONS"))).isEmpty();
+    }
+
+    /** What only the tests and the demo use stays out of the image: the test kit, the mock API server. */
+    @Test
+    void theImageHoldsNoTestKitNorMockApiServer() throws Exception {
+        try (JarFile jar = new JarFile(IMAGE.resolve("lib/vfio-device-plugin.jar").toFile())) {
+            assertThat(jar.stream().map(JarEntry::getName)).contains("io/vfiodp/proto/deviceplugin/v1beta1/DevicePluginGrpc.class")
+                    .noneMatch(n -> n.startsWith("io/vfiodp/testkit/") || n.startsWith("io/fabric8/kubernetes/client/server/mock/")
+                            || n.startsWith("io/fabric8/mockwebserver/") || n.startsWith("io/vertx/"));
+        }
+        try (JarFile kit = new JarFile(TESTKIT.toFile())) {
+            assertThat(kit.stream().map(JarEntry::getName)).contains("io/vfiodp/testkit/deviceplugin/KubeletSimulator.class");
         }
         assertThat(IMAGE.resolve("lib/demo-lib")).doesNotExist();
-        assertThat(demo.err().lines().filter(l -> !l.startsWith("NOTE: Picked up JDK_JAVA_OPTIONS"))).isEmpty();
+        try (var lib = Files.list(IMAGE.resolve("lib"))) {
+            assertThat(lib.map(p -> p.getFileName().toString())).noneMatch(n -> n.contains("testkit"));
+        }
     }
 
     @Test
