@@ -42,7 +42,7 @@ import java.util.concurrent.TimeoutException;
  * needs devices. {@link #restart()} behaves like a kubelet restart: every socket in the
  * directory is deleted and {@code kubelet.sock} is created anew.
  *
- * <p>Used by the tests and by the {@code demo} command.
+ * <p>The kit's README says which of the kubelet's rules it enforces and where the kubelet does the same.
  */
 public final class KubeletSimulator implements AutoCloseable {
 

@@ -43,7 +43,7 @@ import java.util.concurrent.TimeUnit;
  * the health service, recording every list. {@link #restart()} behaves like a kubelet restart: every
  * connection goes, then the directory is walked again (the kubelet leaves plugin sockets in place).
  *
- * <p>Used by the tests and by the {@code demo} command.
+ * <p>The kit's README says which of the kubelet's rules it enforces and where the kubelet does the same.
  */
 public final class DraKubeletSimulator implements AutoCloseable {
 
