@@ -10,17 +10,19 @@
 #   IMAGE_DIR                 the plugin directory (jlink runtime, jar, flags, AOT cache) at the
 #                             same absolute path as here, so that its class archive maps
 #   /opt/test-classes         the test classes (the guest-side test programs)
+#   /opt/kubelet-testkit.jar  the test kit (their kubelet simulator), which the image leaves out
 #
-# Usage: build-initramfs.sh KERNEL_DIR BUSYBOX_DIR IMAGE_DIR TEST_CLASSES OUT
+# Usage: build-initramfs.sh KERNEL_DIR BUSYBOX_DIR IMAGE_DIR TEST_CLASSES TESTKIT_JAR OUT
 #   KERNEL_DIR    an unpacked linux-image-*.deb (boot/vmlinuz-*, lib/modules/<version>/)
 #   BUSYBOX_DIR   an unpacked busybox-static .deb
 set -eu
 
-kernel=${1:?usage: build-initramfs.sh KERNEL_DIR BUSYBOX_DIR IMAGE_DIR TEST_CLASSES OUT}
+kernel=${1:?usage: build-initramfs.sh KERNEL_DIR BUSYBOX_DIR IMAGE_DIR TEST_CLASSES TESTKIT_JAR OUT}
 busybox=${2:?}
 image=$(cd "${3:?}" && pwd -P)
 classes=$(cd "${4:?}" && pwd -P)
-out=${5:?}
+testkit=${5:?}
+out=${6:?}
 here=$(cd "$(dirname "$0")" && pwd -P)
 
 # vfio, its type1 IOMMU backend and the PCI driver (vfio-pci-core comes as vfio-pci's
@@ -99,6 +101,7 @@ echo "root:x:0:" > "$root/etc/group"
 mkdir -p "$root$(dirname "$image")"
 cp -a "$image" "$root$image"
 cp -a "$classes" "$root/opt/test-classes"
+cp "$testkit" "$root/opt/kubelet-testkit.jar"
 
 mkdir -p "$(dirname "$out")"
 (cd "$root" && find . | LC_ALL=C sort | "$busybox/bin/busybox" cpio -o -H newc 2>/dev/null) > "$out.tmp"

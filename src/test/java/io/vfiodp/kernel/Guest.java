@@ -130,14 +130,14 @@ final class Guest implements AutoCloseable {
         return r.output();
     }
 
-    /** The shell command line of the image's Java runtime with the jar and the test classes, for guest-side programs. */
+    /** The shell command line of the image's Java runtime with the jar, the test classes and the test kit, for guest-side programs. */
     String java(String mainClass, String... args) {
         Path i = image.imageDir();
         StringBuilder b = new StringBuilder();
         b.append(i.resolve("runtime/bin/java")).append(" -Xmx128m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:off --enable-native-access=ALL-UNNAMED")
                 .append(" -Djava.library.path=").append(i.resolve("lib/native"))
                 .append(" -Djna.boot.library.path=").append(i.resolve("lib/native"))
-                .append(" -cp ").append(i.resolve("lib/vfio-device-plugin.jar")).append(":/opt/test-classes ")
+                .append(" -cp ").append(i.resolve("lib/vfio-device-plugin.jar")).append(":/opt/test-classes:/opt/kubelet-testkit.jar ")
                 .append(mainClass);
         for (String a : args) b.append(' ').append(a);
         return b.toString();

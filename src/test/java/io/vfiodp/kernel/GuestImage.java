@@ -35,9 +35,14 @@ record GuestImage(Path vmlinuz, Path initramfs, String kernelPackage, Path image
         Path scripts = Path.of("src/test/kernel").toAbsolutePath();
         Path image = Path.of(System.getProperty("vfiodp.image", "target/image")).toAbsolutePath();
         Path classes = Path.of("target/test-classes").toAbsolutePath();
+        Path testkit = Path.of(System.getProperty("vfiodp.testkit", "target/demo-lib/kubelet-testkit.jar")).toAbsolutePath();
         if (!Files.isExecutable(image.resolve("runtime/bin/java"))) {
             throw new IllegalStateException("real-kernel tests: no plugin image at " + image
                     + " (the Maven profile 'image' builds it in the package phase: run them with ./mvnw verify)");
+        }
+        if (!Files.isRegularFile(testkit)) {
+            throw new IllegalStateException("real-kernel tests: no test kit jar at " + testkit
+                    + " (./mvnw package copies it to target/demo-lib: run them with ./mvnw verify)");
         }
         qemu();
         Files.createDirectories(work);
@@ -53,7 +58,7 @@ record GuestImage(Path vmlinuz, Path initramfs, String kernelPackage, Path image
         }
         Path initramfs = work.resolve("initramfs.cpio");
         run(work.resolve("initramfs.log"), "sh", scripts.resolve("build-initramfs.sh").toString(), kernel.toString(),
-                busybox.toString(), image.toString(), classes.toString(), initramfs.toString());
+                busybox.toString(), image.toString(), classes.toString(), testkit.toString(), initramfs.toString());
         String complete = Files.readString(kernel.resolve(".complete"), StandardCharsets.UTF_8).strip();
         List<String> modules = Files.readAllLines(work.resolve("initramfs.log")).stream()
                 .filter(l -> l.startsWith("initramfs: modules in load order:"))
