@@ -8,31 +8,32 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What {@code ServeBench --peer} compares: our image against NVIDIA's kubevirt-gpu-device-plugin,
- * built from a git mirror by the shared peer scripts.
+ * What {@code ServeBench --peer-binary} compares: our image against a device plugin the user
+ * supplies as an executable (the bench builds nothing).
  *
- * @param peerMirror  git directory (bare mirror or clone) of NVIDIA/kubevirt-gpu-device-plugin
- * @param peerScripts directory holding {@code build-nvidia-kubevirt-gpu-device-plugin.sh} and {@code run-nvidia-on-fixture.sh}
- * @param peerOut     where the build script keeps Go and the binary (reused when already built)
- * @param images      our plugin directories ({@code target/image}: jlink runtime, AOT cache, jvm.options, launcher), each with
- *                    the serve arguments it runs with; more than one (a baseline's, a variant's) are measured in the same
- *                    alternation, each compared with the peer
- * @param runs        counted runs of each plugin on each node, alternating; the figures are their medians
- * @param idle        how long idle cost is sampled on the large node; zero skips it
- * @param fixture     the small node (start-up, Allocate, memory)
- * @param logs        where each run's plugin output goes (discarded unless given)
+ * @param peerBinary the peer's executable; empty ({@code none}) measures ours alone
+ * @param peerName   what the tables call the peer
+ * @param images     our plugin directories ({@code target/image}: jlink runtime, AOT cache, jvm.options, launcher), each with
+ *                   the serve arguments it runs with; more than one (a baseline's, a variant's) are measured in the same
+ *                   alternation, each compared with the peer
+ * @param runs       counted runs of each plugin on each node, alternating; the figures are their medians
+ * @param idle       how long idle cost is sampled on the large node; zero skips it
+ * @param fixture    the small node (start-up, Allocate, memory)
+ * @param logs       where each run's plugin output goes (discarded unless given)
  */
-record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, List<OurImage> images, int runs, Duration idle, Path fixture,
+record ComparisonSettings(Optional<Path> peerBinary, String peerName, List<OurImage> images, int runs, Duration idle, Path fixture,
                           Optional<Path> logs) {
 
     static final String USAGE = """
-            usage: java -cp target/vfio-device-plugin.jar:target/test-classes io.vfiodp.bench.ServeBench --peer GIT_DIR
-                [--peer-scripts DIR (/work/shared/peers)] [--peer-out DIR (/tmp/peers)]
+            usage: java -cp 'target/vfio-device-plugin.jar:target/test-classes:target/demo-lib/*' io.vfiodp.bench.ServeBench --peer-binary PATH
+                [--peer-name NAME (the file name of PATH)]
                 [--serve-arg ARG (repeatable)] [--image DIR (target/image; repeatable)]
                 [--runs N (5, at least 3)] [--idle-seconds S (120; 0 skips the idle measurement)]
                 [--fixture DIR (src/test/resources/sysfs-fixtures/t4-numa)] [--logs DIR]
-            GIT_DIR: a git mirror of NVIDIA/kubevirt-gpu-device-plugin holding tag v1.6.0; when the peer cannot be
-            built from it (or GIT_DIR is "none"), the bench says why and measures our plugin alone.
+            PATH: the executable of the device plugin to compare with, built or downloaded by you. It runs (as root) in a
+            mount namespace of its own where the bench's node and kubelet are at a node's fixed paths: the node's sys/ on
+            /sys, its dev/vfio on /dev/vfio, the kubelet's directory on /var/lib/kubelet/device-plugins and the pci.ids of
+            our jar on /usr/pci.ids. "none" measures our plugin alone.
             --serve-arg ARG (or --serve-arg=ARG): one more argument to serve for every --image given after it (the peer
             takes none), e.g. --image BASELINE --serve-arg=--uevents=on --image NEW: the bench's nodes are directories,
             not a sysfs mount, so serve's default --uevents auto listens to no uevents there.""";
@@ -49,7 +50,8 @@ record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, List<
     }
 
     ComparisonSettings {
-        Objects.requireNonNull(peerMirror, "peerMirror");
+        Objects.requireNonNull(peerBinary, "peerBinary");
+        Objects.requireNonNull(peerName, "peerName");
         if (runs < 3) throw new IllegalArgumentException("--runs " + runs + ": the figures are medians of at least 3 runs");
         if (idle.isNegative()) throw new IllegalArgumentException("--idle-seconds is negative");
         images = List.copyOf(images);
@@ -57,9 +59,8 @@ record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, List<
     }
 
     static ComparisonSettings parse(String... args) {
-        Path mirror = null;
-        Path scripts = Path.of("/work/shared/peers");
-        Path out = Path.of("/tmp/peers");
+        String binary = null;
+        Optional<String> name = Optional.empty();
         List<OurImage> images = new ArrayList<>();
         List<String> serveArgs = new ArrayList<>();
         boolean serveArgsUsed = true;
@@ -77,9 +78,8 @@ record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, List<
             if (i + 1 >= args.length) throw new IllegalArgumentException(a + " needs a value\n" + USAGE);
             String v = args[++i];
             switch (a) {
-                case "--peer" -> mirror = Path.of(v);
-                case "--peer-scripts" -> scripts = Path.of(v);
-                case "--peer-out" -> out = Path.of(v);
+                case "--peer-binary" -> binary = v;
+                case "--peer-name" -> name = Optional.of(v);
                 case "--image" -> {
                     images.add(new OurImage(Path.of(v), serveArgs));
                     serveArgsUsed = true;
@@ -95,22 +95,16 @@ record ComparisonSettings(Path peerMirror, Path peerScripts, Path peerOut, List<
                 default -> throw new IllegalArgumentException("unknown argument " + a + "\n" + USAGE);
             }
         }
-        if (mirror == null) throw new IllegalArgumentException("--peer GIT_DIR is missing\n" + USAGE);
+        if (binary == null) throw new IllegalArgumentException("--peer-binary PATH is missing\n" + USAGE);
         if (images.isEmpty()) {
             images.add(new OurImage(Path.of("target/image"), serveArgs));
         } else if (!serveArgsUsed) {
             throw new IllegalArgumentException("--serve-arg " + serveArgs.getLast() + " comes after the last --image: it applies to the images"
                     + " given after it\n" + USAGE);
         }
-        return new ComparisonSettings(mirror, scripts, out, images, runs, idle, fixture, logs);
-    }
-
-    Path buildScript() {
-        return peerScripts.resolve("build-nvidia-kubevirt-gpu-device-plugin.sh");
-    }
-
-    Path runScript() {
-        return peerScripts.resolve("run-nvidia-on-fixture.sh");
+        Optional<Path> peer = binary.equals("none") ? Optional.empty() : Optional.of(Path.of(binary));
+        String peerName = name.orElse(peer.map(p -> String.valueOf(p.getFileName())).orElse("peer"));
+        return new ComparisonSettings(peer, peerName, images, runs, idle, fixture, logs);
     }
 
     private static int integer(String v, String option) {

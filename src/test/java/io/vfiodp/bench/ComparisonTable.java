@@ -6,12 +6,12 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalDouble;
 
-/** The comparison's result: one row per figure, ours next to NVIDIA's (when it ran) and ours ÷ NVIDIA against the goal. */
+/** The comparison's result: one row per figure, ours next to the peer's (when it ran) and ours ÷ peer against the goal. */
 final class ComparisonTable {
 
     /**
-     * @param goal the largest ratio ours ÷ NVIDIA the issue aims for or, when {@code goalIsRatio} is
-     *             false, the largest value of ours (idle CPU: NVIDIA's plugin does nothing when idle);
+     * @param goal the largest ratio ours ÷ peer the project aims for or, when {@code goalIsRatio} is
+     *             false, the largest value of ours (idle CPU: a Go plugin such as NVIDIA's does nothing when idle);
      *             empty for a figure shown for information
      */
     record Row(String figure, String unit, double ours, OptionalDouble peer, OptionalDouble goal, boolean goalIsRatio) {

@@ -49,19 +49,14 @@ sealed interface Contender {
     }
 
     /**
-     * NVIDIA's kubevirt-gpu-device-plugin: it reads fixed paths, so the shared run script binds the
-     * node over them in a mount namespace of its own and execs the binary (its pid is the plugin's).
-     * Its pci.ids (/usr/pci.ids in its image) is the copy in our jar.
+     * The device plugin the user compares with ({@code --peer-binary}). A plugin on a node reads
+     * fixed paths, so it runs in a mount namespace of its own where the bench's node and kubelet
+     * are at those paths ({@link NodeAtFixedPaths}); the namespace's start is part of its figures.
      */
-    record Nvidia(Path runScript, Path binary, Path pciIds) implements Contender {
-        @Override
-        public String name() {
-            return "NVIDIA v1.6.0";
-        }
-
+    record Peer(String name, Path binary, Path pciIds) implements Contender {
         @Override
         public List<String> command(Path node, Path devicePluginDir) {
-            return List.of("bash", runScript.toString(), binary.toString(), node.toString(), devicePluginDir.toString(), pciIds.toString());
+            return NodeAtFixedPaths.command(binary, node, devicePluginDir, pciIds);
         }
     }
 }

@@ -25,7 +25,7 @@ import java.util.Locale;
  *   <li>an A100 bound to vfio-pci whose group node appears → its new resource served, registered and listed;</li>
  *   <li>a full scan and policy pass of the unchanged fixture (what every rescan costs).</li>
  * </ol>
- * Usage: {@code java -cp target/vfio-device-plugin.jar:target/test-classes io.vfiodp.bench.HealthLatencyBench
+ * Usage: {@code java -cp 'target/vfio-device-plugin.jar:target/test-classes:target/demo-lib/*' io.vfiodp.bench.HealthLatencyBench
  * [--fixture DIR] [--runs N] [--rescan-interval-ms N]}.
  */
 public final class HealthLatencyBench {

@@ -21,9 +21,10 @@ import java.util.function.Function;
 import java.util.zip.GZIPInputStream;
 
 /**
- * {@code ServeBench --peer GIT_DIR}: our image side by side with NVIDIA's kubevirt-gpu-device-plugin
- * v1.6.0, built from the git mirror by the shared build script and run on the same nodes against
- * the same kubelet simulator, alternating run by run. Per run and plugin:
+ * {@code ServeBench --peer-binary PATH}: our image side by side with the device plugin whose
+ * executable the user gives (for the figures on the benchmark page, NVIDIA's
+ * kubevirt-gpu-device-plugin), run on the same nodes against the same kubelet simulator,
+ * alternating run by run. Per run and plugin:
  * <ul>
  *   <li>on the small node (t4-numa): start until every resource is registered; then
  *       {@value #CALLS} Allocates on one channel (p50 of the last {@value #MEASURED}); then VmHWM;</li>
@@ -74,9 +75,22 @@ public final class PeerComparison {
                 throw new IllegalStateException(launcher + " is missing: run ./mvnw -B -q -DskipTests package (the profile \"image\" builds it)");
             }
         }
+        Optional<String> peerProblem = settings.peerBinary().flatMap(PeerComparison::problem);
+        if (peerProblem.isEmpty() && settings.peerBinary().isPresent()) {
+            try {
+                NodeAtFixedPaths.createMountPoints();
+            } catch (IOException e) {
+                peerProblem = Optional.of("--peer-binary: cannot create the mount points the peer's namespace binds over (" + e
+                        + "); the peer runs as root");
+            }
+        }
+        if (peerProblem.isPresent()) {
+            System.err.println(peerProblem.get());
+            System.exit(2);
+            return;
+        }
         System.out.println(Runtime.getRuntime().availableProcessors() + " CPUs; load average " + loadAverage() + "; images " + settings.images()
                 + "; " + settings.runs() + " counted runs per plugin and node, alternating");
-        PeerBuild build = PeerBuild.build(settings.buildScript(), settings.peerMirror(), settings.peerOut());
         Path shm = Path.of("/dev/shm");
         // The large node goes to memory, as real sysfs is: on a disk file system its directory walks cost more.
         Path work = Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "vfio-dp-peer-") : Files.createTempDirectory("vfio-dp-peer-");
@@ -85,35 +99,34 @@ public final class PeerComparison {
             writeBundledPciIds(pciIds);
             Path large = work.resolve("large");
             LargeHostTree.write(large, LargeHostTree.Shape.PEER_COMPARISON);
-            new PeerComparison(settings, pciIds, large).run(build);
+            new PeerComparison(settings, pciIds, large).run();
         } finally {
             Trees.deleteRecursively(work);
         }
     }
 
-    private void run(PeerBuild build) throws Exception {
+    /** Why {@code binary} cannot be the peer, in one line; empty when it can. */
+    static Optional<String> problem(Path binary) {
+        return Files.isRegularFile(binary) && Files.isExecutable(binary) ? Optional.empty()
+                : Optional.of("--peer-binary " + binary + ": not an executable file");
+    }
+
+    private void run() throws Exception {
         List<Contender.Ours> ours = new ArrayList<>();
         for (ComparisonSettings.OurImage image : settings.images()) {
             ours.add(new Contender.Ours(image.dir(), settings.images().size() > 1 ? label(image.dir()) : "", image.serveArgs()));
         }
-        Optional<Contender.Nvidia> peer = switch (build) {
-            case PeerBuild.Built b -> {
-                System.out.println("peer: " + b.binary() + " (" + settings.buildScript() + " " + settings.peerMirror() + ")");
-                yield Optional.of(new Contender.Nvidia(settings.runScript(), b.binary(), pciIds));
-            }
-            case PeerBuild.Unavailable u -> {
-                System.out.println("peer: cannot build NVIDIA's plugin, so our figures alone: " + u.why());
-                yield Optional.empty();
-            }
-        };
+        Optional<Contender.Peer> peer = settings.peerBinary().map(b -> new Contender.Peer(settings.peerName(), b, pciIds));
+        System.out.println(peer.map(p -> "peer: " + p.name() + ", " + p.binary() + ", in a mount namespace of its own")
+                .orElse("peer: none (--peer-binary none), so our figures alone"));
         List<Contender> contenders = new ArrayList<>(ours);
         peer.ifPresent(contenders::add);
         System.out.println("nodes: small " + settings.fixture() + "; large " + LargeHostTree.Shape.PEER_COMPARISON.functionCount()
-                + " PCI functions " + LargeHostTree.Shape.PEER_COMPARISON + "; NVIDIA's plugin reads the pci.ids in this bench's jar ("
+                + " PCI functions " + LargeHostTree.Shape.PEER_COMPARISON + "; the peer reads the pci.ids in this bench's jar ("
                 + PciIds.bundled() + ")");
         if (peer.isPresent()) {
-            System.out.printf("the run script's own start (mount namespace, binds, two execs; in NVIDIA's start-up figures): median %d ms%n",
-                    scriptOverheadMs(peer.get()));
+            System.out.printf("the peer's namespace's own start (unshare, binds, two execs; in the peer's start-up figures): median %d ms%n",
+                    namespaceOverheadMs(peer.get()));
         }
         // every image's files as a node reads them, whatever wrote them last (PageCache)
         for (Contender.Ours o : ours) System.out.println(o.name() + ": " + PageCache.evict(o.image()) + " files dropped from the page cache");
@@ -169,7 +182,7 @@ public final class PeerComparison {
         for (Contender.Ours o : ours) {
             System.out.println();
             if (ours.size() > 1) System.out.println(o.name() + ": " + o.image());
-            table(samples.get(o), peer.map(samples::get), idle.get(o), peer.map(idle::get)).lines(peer.map(Contender::name).orElse("NVIDIA"))
+            table(samples.get(o), peer.map(samples::get), idle.get(o), peer.map(idle::get)).lines(settings.peerName())
                     .forEach(System.out::println);
         }
         System.out.println("load average at the end: " + loadAverage());
@@ -213,15 +226,15 @@ public final class PeerComparison {
                 .findFirst().orElseThrow(() -> new IllegalStateException("the plugins serve no resource of the same name on the small node: " + all));
     }
 
-    private long scriptOverheadMs(Contender.Nvidia peer) throws Exception {
-        Path dir = Files.createTempDirectory("vfio-dp-peer-script-");
+    private long namespaceOverheadMs(Contender.Peer peer) throws Exception {
+        Path dir = Files.createTempDirectory("vfio-dp-peer-namespace-");
         try {
             List<Long> ms = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
                 long t0 = System.nanoTime();
-                int exit = new ProcessBuilder(new Contender.Nvidia(peer.runScript(), Path.of("/bin/true"), pciIds).command(settings.fixture(), dir))
-                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-                if (exit != 0) throw new IllegalStateException(peer.runScript() + " with /bin/true exited with " + exit);
+                List<String> command = new Contender.Peer(peer.name(), Path.of("/bin/true"), pciIds).command(settings.fixture(), dir);
+                int exit = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+                if (exit != 0) throw new IllegalStateException(String.join(" ", command) + " exited with " + exit + " (unshare --mount needs root)");
                 ms.add((System.nanoTime() - t0) / 1_000_000);
             }
             return (long) ComparisonTable.median(ms);

@@ -32,7 +32,7 @@ import java.util.Optional;
  * src/main/image/jvm.options) and a plain {@code java -jar} of the same jar with the JDK running
  * this bench and no flags.
  *
- * <p>Usage: {@code java -cp target/vfio-device-plugin.jar:target/test-classes io.vfiodp.bench.ServeBench
+ * <p>Usage: {@code java -cp 'target/vfio-device-plugin.jar:target/test-classes:target/demo-lib/*' io.vfiodp.bench.ServeBench
  * [--fixture DIR] [--runs N] [--image DIR] [--jar JAR] [--java JAVA] [--memory-map] [--kube-api] [--log FILE] [-- JVM flags]}; with flags
  * after {@code --} it measures only {@code JAVA FLAGS -jar JAR} (JAVA: this bench's JDK unless given).
  * {@code --memory-map} adds where the resident memory is (per mapping, heap, live objects, and the
@@ -40,7 +40,7 @@ import java.util.Optional;
  * cluster: against a mock API server with a KubeVirt CR and its node, with {@code NODE_NAME} set.
  * {@code --log FILE} keeps the plugin's output (stdout and stderr) of the last run in FILE.
  *
- * <p>{@code --peer GIT_DIR} compares the image with NVIDIA's plugin instead: {@link PeerComparison}. The runs are
+ * <p>{@code --peer-binary PATH} compares the image with the device plugin at PATH instead: {@link PeerComparison}. The runs are
  * {@link StartupRuns}, the calls {@link AllocateLatency}, the memory map {@link MemoryMap}.
  */
 public final class ServeBench {
@@ -63,7 +63,7 @@ public final class ServeBench {
     }
 
     public static void main(String[] args) throws Exception {
-        if (Arrays.asList(args).contains("--peer")) {
+        if (Arrays.asList(args).contains("--peer-binary")) {
             PeerComparison.main(args);
             return;
         }

@@ -27,7 +27,7 @@ record SoakSettings(Duration length, Duration sampleEvery, Duration warmup, Dura
                     Duration clientPause, Path fixture, Path java, List<String> launch, List<String> jvmFlags) {
 
     static final String USAGE = """
-            usage: java -cp target/vfio-device-plugin.jar:target/test-classes io.vfiodp.bench.SoakBench
+            usage: java -cp 'target/vfio-device-plugin.jar:target/test-classes:target/demo-lib/*' io.vfiodp.bench.SoakBench
                 [--minutes M (10)] [--sample-seconds S (5)] [--warmup DURATION (the larger of 1 m and 20% of the run)]
                 [--restart-seconds S (5)] [--flap-seconds S (1)] [--clients N (3)] [--client-pause-ms MS (20)]
                 [--fixture DIR (src/test/resources/sysfs-fixtures/t4-numa)]
