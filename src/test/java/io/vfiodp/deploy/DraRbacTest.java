@@ -48,14 +48,14 @@ class DraRbacTest {
             ResourceClaim c = Claims.create(h.api.client(), Claims.allocated("gpu-claim", "u", Claims.ours("pci-0000-1a-00-0")));
             int setup = h.api.server().getRequestCount();
             h.start(DraNodes.allDra("t4-numa"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> h.slices().size() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().size() == 1);
             h.driver.apply(DraNodes.withHealth(DraNodes.allDra("t4-numa"), "0000:1a:00.0", Health.unhealthy("test")));
-            await().atMost(Duration.ofSeconds(10)).until(() -> h.slices().getFirst().getSpec().getPool().getGeneration() == 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().getFirst().getSpec().getPool().getGeneration() == 2);
             h.driver.apply(DraNodes.allDra("t4-numa"));
             assertThat(h.kubelet.prepare(DraKubeletSimulator.claim("vms", "gpu-claim", c.getMetadata().getUid()))
                     .getClaimsOrThrow(c.getMetadata().getUid()).getError()).isEmpty();
             h.driver.apply(DraNodes.state("t4-numa", DraRouting.NONE));
-            await().atMost(Duration.ofSeconds(10)).until(() -> h.slices().isEmpty());
+            await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().isEmpty());
             List<ApiCall> all = new ArrayList<>();
             for (int i = 0; i < h.api.server().getRequestCount(); i++) {
                 RecordedRequest r = h.api.server().takeRequest(5, TimeUnit.SECONDS);

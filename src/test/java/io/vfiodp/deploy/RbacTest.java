@@ -66,7 +66,7 @@ class RbacTest {
 
             try (KubernetesClient client = MockKubeApi.clientFor(api.port())) {
                 KubeVirtPolicyFollower follower = KubeVirtPolicyFollower.start(client, Optional.of(NODE), Optional.empty(),
-                        new ServingMetrics(new PrometheusRegistry(), "test", Clock.systemUTC()), Duration.ofSeconds(5));
+                        new ServingMetrics(new PrometheusRegistry(), "test", Clock.systemUTC()), Duration.ofSeconds(30));
                 try {
                     follower.events().orElseThrow().warn("VfioDeviceUnhealthy", "device 0000:1a:00.0 is now Unhealthy");
                     serveCalls = await(api, calls -> calls.contains("watch kubevirt.io/kubevirts in all namespaces")
@@ -90,14 +90,14 @@ class RbacTest {
         return out;
     }
 
-    /** Resource requests recorded from now until {@code done} holds for the grants they need (at most 10 s). */
+    /** Resource requests recorded from now until {@code done} holds for the grants they need (at most 30 s). */
     private static List<ApiCall> await(MockKubeApi api, Predicate<Set<String>> done) throws InterruptedException {
         List<ApiCall> calls = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!done.test(grantsNeeded(calls))) {
             long left = deadline - System.nanoTime();
             RecordedRequest r = left > 0 ? api.server().takeRequest(left, TimeUnit.NANOSECONDS) : null;
-            if (r == null) throw new AssertionError("the expected calls did not come within 10 s; seen: " + grantsNeeded(calls));
+            if (r == null) throw new AssertionError("the expected calls did not come within 30 s; seen: " + grantsNeeded(calls));
             ApiCall.of(r).ifPresent(calls::add);
         }
         return calls;

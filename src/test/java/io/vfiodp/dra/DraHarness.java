@@ -88,7 +88,7 @@ public final class DraHarness implements AutoCloseable {
 
     /** The kubelet's plugin watcher finds the registration socket and registers the plugin behind it. */
     public DraKubeletSimulator.Registered registerOnce() {
-        await().atMost(Duration.ofSeconds(10)).until(() -> kubelet.registrationSockets().size() == 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> kubelet.registrationSockets().size() == 1);
         try {
             return kubelet.register(kubelet.registrationSockets().getFirst());
         } catch (IOException e) {

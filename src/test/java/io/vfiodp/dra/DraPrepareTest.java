@@ -134,7 +134,7 @@ class DraPrepareTest {
     void aDeviceGoneUnhealthyIsRefusedWithTheReason() {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
             h.driver.apply(DraNodes.withHealth(DraNodes.allDra("t4-numa"), "0000:1a:00.0", Health.unhealthy("/dev/vfio/24 disappeared")));
-            await().atMost(Duration.ofSeconds(5)).until(() -> !h.driver.view().device(T4).orElseThrow().healthy());
+            await().atMost(Duration.ofSeconds(30)).until(() -> !h.driver.view().device(T4).orElseThrow().healthy());
             ResourceClaim c = Claims.create(h.api.client(), Claims.allocated("gpu-claim", "u", Claims.ours(T4)));
             assertThat(only(h.kubelet.prepare(ref(c)), c).getError()).isEqualTo("ResourceClaim vms/gpu-claim allocation result 0: device " + T4
                     + " (0000:1a:00.0) is unhealthy: /dev/vfio/24 disappeared");

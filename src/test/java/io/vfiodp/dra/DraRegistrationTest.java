@@ -33,7 +33,7 @@ class DraRegistrationTest {
             assertThat(r.info().getEndpoint()).isEqualTo(h.settings.pluginDir().resolve("dra.sock").toAbsolutePath().toString());
             assertThat(r.info().getSupportedVersionsList()).containsExactly("v1.DRAPlugin", "v1beta1.DRAPlugin", "v1alpha1.DRAResourceHealth");
             assertThat(r.service()).isEqualTo("v1.DRAPlugin");
-            await().atMost(Duration.ofSeconds(5)).until(() -> h.driver.status().join().registered().equals(Optional.of(true)));
+            await().atMost(Duration.ofSeconds(30)).until(() -> h.driver.status().join().registered().equals(Optional.of(true)));
         }
     }
 
@@ -49,7 +49,7 @@ class DraRegistrationTest {
         try (DraHarness h = new DraHarness(root, List.of("v2.DRAPlugin"))) {
             h.startDriver(DraNodes.allDra("t4-numa"));
             assertThatThrownBy(h::registerOnce).hasMessageContaining("none of services supported by the plugin");
-            await().atMost(Duration.ofSeconds(5)).until(() -> h.driver.status().join().registered().equals(Optional.of(false)));
+            await().atMost(Duration.ofSeconds(30)).until(() -> h.driver.status().join().registered().equals(Optional.of(false)));
         }
     }
 
@@ -59,7 +59,7 @@ class DraRegistrationTest {
             Path socket = h.settings.registrationSocket();
             Optional<FileIdentity> first = FileIdentity.of(socket);
             Files.delete(socket);
-            await().atMost(Duration.ofSeconds(5)).until(() -> DraKubeletSimulator.isSocket(socket) && !FileIdentity.of(socket).equals(first));
+            await().atMost(Duration.ofSeconds(30)).until(() -> DraKubeletSimulator.isSocket(socket) && !FileIdentity.of(socket).equals(first));
             h.kubelet.restart();
             assertThat(h.registerOnce().info().getName()).isEqualTo("vfio-device-plugin.io");
         }
@@ -69,9 +69,9 @@ class DraRegistrationTest {
     void aRegistryDirectoryRemovedAndCreatedAgainGetsTheSocketBack() throws IOException {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
             deleteTree(h.settings.registryDir());
-            await().atMost(Duration.ofSeconds(5)).until(() -> h.driver.status().join().serving() == false);
+            await().atMost(Duration.ofSeconds(30)).until(() -> h.driver.status().join().serving() == false);
             Files.createDirectories(h.settings.registryDir());
-            await().atMost(Duration.ofSeconds(10)).until(() -> DraKubeletSimulator.isSocket(h.settings.registrationSocket()));
+            await().atMost(Duration.ofSeconds(30)).until(() -> DraKubeletSimulator.isSocket(h.settings.registrationSocket()));
             h.kubelet.restart();
             assertThat(h.registerOnce().service()).isEqualTo("v1.DRAPlugin");
         }
@@ -82,7 +82,7 @@ class DraRegistrationTest {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
             Optional<FileIdentity> registration = FileIdentity.of(h.settings.registrationSocket());
             Files.delete(h.settings.draSocket());
-            await().atMost(Duration.ofSeconds(5)).until(() -> DraKubeletSimulator.isSocket(h.settings.draSocket())
+            await().atMost(Duration.ofSeconds(30)).until(() -> DraKubeletSimulator.isSocket(h.settings.draSocket())
                     && DraKubeletSimulator.isSocket(h.settings.registrationSocket())
                     && !FileIdentity.of(h.settings.registrationSocket()).equals(registration));
             h.kubelet.restart();
@@ -100,7 +100,7 @@ class DraRegistrationTest {
             assertThat(Files.exists(h.settings.registrationSocket())).isFalse();
             assertThat(Files.exists(h.settings.draSocket())).isFalse();
         }
-        Leaks.awaitNoThreadStartedSince(before, Duration.ofSeconds(3));
+        Leaks.awaitNoThreadStartedSince(before, Duration.ofSeconds(30));
     }
 
     /** Removes {@code dir}, again when the driver re-created its socket in it during the walk. */

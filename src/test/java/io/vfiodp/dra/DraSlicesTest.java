@@ -45,7 +45,7 @@ class DraSlicesTest {
     }
 
     private static ResourceSlice onlySlice(DraHarness h, long generation) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> h.slices().size() == 1
+        await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().size() == 1
                 && h.slices().getFirst().getSpec().getPool().getGeneration() == generation);
         return h.slices().getFirst();
     }
@@ -153,7 +153,7 @@ class DraSlicesTest {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
             onlySlice(h, 1);
             h.driver.apply(DraNodes.state("t4-numa", io.vfiodp.policy.DraRouting.NONE));
-            await().atMost(Duration.ofSeconds(10)).until(() -> h.slices().isEmpty());
+            await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().isEmpty());
         }
     }
 
@@ -162,7 +162,7 @@ class DraSlicesTest {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
             onlySlice(h, 1);
             h.restartDriver(DraNodes.allDra("t4-numa"));
-            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
+            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(30))
                     .until(() -> h.slices().size() == 1 && h.slices().getFirst().getSpec().getPool().getGeneration() == 1);
         }
     }

@@ -190,7 +190,7 @@ class HookSidecarServerTest {
     void shutdownReleasesTheOwnerWhichThenRemovesTheSocket() throws IOException {
         startWithGpus();
         v1alpha3().shutdown(ShutdownParams.getDefaultInstance());
-        assertTimeoutPreemptively(Duration.ofSeconds(5), server::awaitStopRequest);
+        assertTimeoutPreemptively(Duration.ofSeconds(30), server::awaitStopRequest);
         server.close();
         assertThat(Files.exists(server.socket())).isFalse();
     }

@@ -19,6 +19,7 @@ public final class UeventQueue implements UeventSource {
     private final AtomicLong seqnum = new AtomicLong(1000);
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicLong blockingReceives = new AtomicLong();
+    private final AtomicLong eventsReceived = new AtomicLong();
     private volatile String failure;
 
     /** One event as the kernel would send it: ACTION, DEVPATH, SUBSYSTEM, SEQNUM and {@code more}. */
@@ -57,6 +58,11 @@ public final class UeventQueue implements UeventSource {
         return blockingReceives.get();
     }
 
+    /** How many events a receiver has taken: a clock a test can advance by what the receiver reads. */
+    public long eventsReceived() {
+        return eventsReceived.get();
+    }
+
     @Override
     public UeventReceipt receive() {
         blockingReceives.incrementAndGet();
@@ -82,6 +88,7 @@ public final class UeventQueue implements UeventSource {
     private UeventReceipt check(UeventReceipt r) {
         if (closed.get()) throw new IllegalStateException("uevent socket is closed");
         if (failure != null) throw new IllegalStateException(failure);
+        if (r instanceof UeventReceipt.Event) eventsReceived.incrementAndGet();
         return r;
     }
 

@@ -118,7 +118,7 @@ public final class MockKubeApi implements AutoCloseable {
     /** The Events in {@code default} once there are at least {@code n} (waits up to 10 s; fewer when they never come). */
     public List<Event> awaitEvents(int n) {
         try {
-            return await().atMost(Duration.ofSeconds(10)).until(this::nodeEvents, events -> events.size() >= n);
+            return await().atMost(Duration.ofSeconds(30)).until(this::nodeEvents, events -> events.size() >= n);
         } catch (ConditionTimeoutException e) {
             return nodeEvents();
         }

@@ -112,7 +112,7 @@ public final class TcpProxy implements AutoCloseable {
 
     /** Waits until {@code n} connections were refused since {@link #cut()}: a client has tried that often to come back. */
     public void awaitRefused(int n) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> refused.get() >= n);
+        await().atMost(Duration.ofSeconds(30)).until(() -> refused.get() >= n);
     }
 
     private static void reset(Socket s) {

@@ -31,7 +31,7 @@ class MetricsEndpointsTest {
 
     private static final Path T4_NUMA = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
-    private static final Duration WAIT = Duration.ofSeconds(5);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Instant NOW = Instant.ofEpochSecond(1_700_000_000);
 
     @TempDir Path temp;

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DevicePluginDirRemovedTest {
 
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
-    private static final Duration WAIT = Duration.ofSeconds(5);
+    private static final Duration WAIT = Duration.ofSeconds(30);
 
     @TempDir Path temp;
 

@@ -52,14 +52,14 @@ class KubeletRegistrarTest {
     void stop() throws Exception {
         registrar.close();
         kubelet.close();
-        reconcileThread.submit(() -> server.stop(false)).get(5, TimeUnit.SECONDS);
+        reconcileThread.submit(() -> server.stop(false)).get(30, TimeUnit.SECONDS);
         reconcileThread.shutdownNow();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
     }
 
     @Test
     void registersWithTheKubeletWhoseSocketTheCallerSaw() throws Exception {
-        registrar.register(request, FileIdentity.of(dir.resolve(KubeletSimulator.SOCKET))).get(5, TimeUnit.SECONDS);
+        registrar.register(request, FileIdentity.of(dir.resolve(KubeletSimulator.SOCKET))).get(30, TimeUnit.SECONDS);
 
         assertThat(kubelet.registrationsSinceRestart()).extracting(KubeletSimulator.Registration::resourceName).containsExactly(T4);
     }
@@ -68,8 +68,8 @@ class KubeletRegistrarTest {
     void theFirstRegisterGoesOverTheConnectionDialledAhead() throws Exception {
         Optional<FileIdentity> seen = FileIdentity.of(dir.resolve(KubeletSimulator.SOCKET));
 
-        assertThat(registrar.dialAhead().get(5, TimeUnit.SECONDS)).isEqualTo(seen);
-        registrar.register(request, seen).get(5, TimeUnit.SECONDS);
+        assertThat(registrar.dialAhead().get(30, TimeUnit.SECONDS)).isEqualTo(seen);
+        registrar.register(request, seen).get(30, TimeUnit.SECONDS);
 
         assertThat(kubelet.registrationsSinceRestart()).extracting(KubeletSimulator.Registration::resourceName).containsExactly(T4);
         assertThat(registrar.dials()).isEqualTo(1);
@@ -78,13 +78,13 @@ class KubeletRegistrarTest {
 
     @Test
     void aConnectionDialledAheadToAKubeletThatRestartedSinceIsDroppedAndTheNewKubeletDialled() throws Exception {
-        registrar.dialAhead().get(5, TimeUnit.SECONDS);
+        registrar.dialAhead().get(30, TimeUnit.SECONDS);
         kubelet.restart();
-        reconcileThread.submit(() -> server.stop(false)).get(5, TimeUnit.SECONDS);
+        reconcileThread.submit(() -> server.stop(false)).get(30, TimeUnit.SECONDS);
         server = ResourceServer.start(ResourceView.allOf(state(resource(T4, pci("0000:3b:00.0", 12, 0)))).get(ResourceName.of(T4)),
                 dir.resolve(request.getEndpoint()), group, reconcileThread, PluginListener.NONE);
 
-        registrar.register(request, FileIdentity.of(dir.resolve(KubeletSimulator.SOCKET))).get(5, TimeUnit.SECONDS);
+        registrar.register(request, FileIdentity.of(dir.resolve(KubeletSimulator.SOCKET))).get(30, TimeUnit.SECONDS);
 
         assertThat(kubelet.registrationsSinceRestart()).extracting(KubeletSimulator.Registration::resourceName).containsExactly(T4);
         assertThat(registrar.dials()).isEqualTo(2);
@@ -95,9 +95,9 @@ class KubeletRegistrarTest {
     void aConnectionDialledAheadThatNoRegisterTakesIsClosedAfterTheRegistrationTimeout() throws Exception {
         KubeletRegistrar shortLived = new KubeletRegistrar(dir.resolve(KubeletSimulator.SOCKET), group, Duration.ofMillis(200));
 
-        assertThat(shortLived.dialAhead().get(5, TimeUnit.SECONDS)).isPresent();
+        assertThat(shortLived.dialAhead().get(30, TimeUnit.SECONDS)).isPresent();
 
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(shortLived.openChannels()).isZero());
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(shortLived.openChannels()).isZero());
         shortLived.close();
     }
 
@@ -105,7 +105,7 @@ class KubeletRegistrarTest {
     void nothingIsDialledAheadWithoutAKubeletSocket() throws Exception {
         KubeletRegistrar noKubelet = new KubeletRegistrar(dir.resolve("absent/kubelet.sock"), group, Duration.ofSeconds(5));
 
-        assertThat(noKubelet.dialAhead().get(5, TimeUnit.SECONDS)).isEmpty();
+        assertThat(noKubelet.dialAhead().get(30, TimeUnit.SECONDS)).isEmpty();
         assertThat(noKubelet.dials()).isZero();
         noKubelet.close();
     }
@@ -115,13 +115,13 @@ class KubeletRegistrarTest {
         Optional<FileIdentity> seen = FileIdentity.of(dir.resolve(KubeletSimulator.SOCKET));
         kubelet.restart();
         // The restart deleted every socket; the resource server would be restarted by the reconcile loop.
-        reconcileThread.submit(() -> server.stop(false)).get(5, TimeUnit.SECONDS);
+        reconcileThread.submit(() -> server.stop(false)).get(30, TimeUnit.SECONDS);
         server = ResourceServer.start(ResourceView.allOf(state(resource(T4, pci("0000:3b:00.0", 12, 0)))).get(ResourceName.of(T4)),
                 dir.resolve(request.getEndpoint()), group, reconcileThread, PluginListener.NONE);
 
         var call = registrar.register(request, seen);
 
-        assertThat(call).failsWithin(Duration.ofSeconds(5)).withThrowableOfType(ExecutionException.class)
+        assertThat(call).failsWithin(Duration.ofSeconds(30)).withThrowableOfType(ExecutionException.class)
                 .withMessageContaining(dir.resolve(KubeletSimulator.SOCKET) + " was replaced while connecting");
         assertThat(kubelet.registrationsSinceRestart()).isEmpty();
     }

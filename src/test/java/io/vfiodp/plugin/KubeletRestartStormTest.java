@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -51,7 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KubeletRestartStormTest {
 
     private static final Path HGX = Path.of("src/test/resources/sysfs-fixtures/hgx-8gpu");
-    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final int RESTARTS = 50;
     private static final int CALLERS = 3;
 
@@ -137,7 +136,7 @@ class KubeletRestartStormTest {
                 kubelet.watch(n).awaitUpdate(u -> u.getDevicesList().stream().map(d -> d.getID() + " " + d.getHealth()).toList().equals(listed), WAIT);
             }
             allocateAndCheck(kubelet, gpus, gpuDevices.get(7));
-            ProcessLevels after = ProcessLevels.awaitBackTo(base, WAIT, Set.of());
+            ProcessLevels after = ProcessLevels.awaitBackTo(base, WAIT);
             awaitNothingPending(node.runtime);
             Map<String, Long> registered = kubelet.registrationsSinceRestart().stream()
                     .collect(Collectors.groupingBy(KubeletSimulator.Registration::resourceName, Collectors.counting()));
@@ -208,7 +207,7 @@ class KubeletRestartStormTest {
     private static void awaitNothingPending(PluginRuntime runtime) {
         await("every resource registered, after a fresh check").atMost(WAIT).untilAsserted(() -> {
             runtime.loop().requestCheck();
-            assertThat(runtime.loop().status().get(5, TimeUnit.SECONDS)).as("resources not registered with the current kubelet")
+            assertThat(runtime.loop().status().get(30, TimeUnit.SECONDS)).as("resources not registered with the current kubelet")
                     .filteredOn(s -> !s.registered()).isEmpty();
         });
     }

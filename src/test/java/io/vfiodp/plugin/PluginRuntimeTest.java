@@ -27,7 +27,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The runtime against the kubelet simulator over real unix sockets, with hand-built states. */
 class PluginRuntimeTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(5);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
     private static final String A100 = "nvidia.com/GA100_A100_PCIE_40GB";
     private static final ExposedDevice T4_A = withCompanions(pci("0000:3b:00.0", 12, 0), "0000:3b:00.1");
@@ -255,21 +254,20 @@ class PluginRuntimeTest {
         Leaks.awaitSockets(dir, expected, WAIT);
     }
 
+    /**
+     * The safety check that backs up the directory watch does not run in the test's time: every
+     * re-registration comes from noticing the kubelet's new socket, however loaded the machine. How
+     * fast it comes is ServeBench's figure.
+     */
     @Test
     void fiveKubeletRestartsInARowEachReRegisterEveryResource() throws Exception {
-        startPlugin();
+        runtime = PluginRuntime.start(new PluginSettings(dir, Duration.ofHours(1), Duration.ofHours(1), PluginSettings.DEFAULT_REGISTRATION_TIMEOUT,
+                PluginSettings.DEFAULT_BACKOFF), hostState::get);
         kubelet.awaitRegistrations(List.of(T4, A100), 1, WAIT);
 
         for (int round = 2; round <= 6; round++) {
-            Instant restarted = Instant.now();
             kubelet.restart();
             kubelet.awaitRegistrations(List.of(T4, A100), round, WAIT);
-            Instant last = kubelet.registrations().getLast().at();
-            Duration delay = Duration.between(restarted, last);
-            // The 1 s target is measured by ServeBench. This bound sits below the 5 s safety check, so a
-            // lost directory-watch trigger still fails, while a loaded CI machine does not.
-            System.out.printf("re-registration after kubelet restart %d: %d ms%n", round - 1, delay.toMillis());
-            assertThat(delay).as("re-registration after restart %d", round - 1).isLessThan(Duration.ofSeconds(3));
             assertThat(kubelet.watch(T4).awaitUpdate(u -> u.getDevicesCount() == 2, WAIT).getDevicesCount()).isEqualTo(2);
         }
         assertThat(kubelet.allocate(A100, List.of(List.of("0000:86:00.0"))).getContainerResponsesCount()).isEqualTo(1);
@@ -346,7 +344,7 @@ class PluginRuntimeTest {
     }
 
     private List<ResourceStatus> statuses() throws Exception {
-        return runtime.loop().status().get(5, TimeUnit.SECONDS);
+        return runtime.loop().status().get(30, TimeUnit.SECONDS);
     }
 
     @Test
@@ -362,7 +360,7 @@ class PluginRuntimeTest {
         assertThat(watch.awaitEnd(WAIT).isOk()).isTrue();
         assertThat(watch.updates()).extracting(ListAndWatchResponse::getDevicesCount).containsExactly(2, 0);
         assertThat(Leaks.sockets(dir)).isEmpty();
-        Leaks.awaitNoThreadStartedSince(threadsBefore, Duration.ofSeconds(3));
+        Leaks.awaitNoThreadStartedSince(threadsBefore, Duration.ofSeconds(30));
     }
 
     @Test

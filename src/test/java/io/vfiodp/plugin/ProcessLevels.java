@@ -11,7 +11,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
@@ -31,25 +30,25 @@ public record ProcessLevels(List<String> threads, int fds, int inotifyWatches) {
 
     /**
      * Waits up to {@code timeout} until this JVM holds no more than {@code base}: no thread whose
-     * name {@code base} did not have (but those named in {@code endByThemselves}, JDK threads that
-     * end on their own timers), no more file descriptors, no more inotify watches. Returns the
-     * reading that got there; fails with what was still above it.
+     * name {@code base} did not have (but those that {@linkplain Leaks#endsByItself end by
+     * themselves}), no more file descriptors, no more inotify watches. Returns the reading that got
+     * there; fails with what was still above it.
      */
-    public static ProcessLevels awaitBackTo(ProcessLevels base, Duration timeout, Set<String> endByThemselves) {
+    public static ProcessLevels awaitBackTo(ProcessLevels base, Duration timeout) {
         AtomicReference<ProcessLevels> last = new AtomicReference<>();
         await("back to the level of " + base).atMost(timeout).pollInterval(Leaks.POLL).pollInSameThread().untilAsserted(() -> {
             ProcessLevels now = now();
             last.set(now);
-            now.assertNotAbove(base, endByThemselves);
+            now.assertNotAbove(base);
         });
         return last.get();
     }
 
-    private void assertNotAbove(ProcessLevels base, Set<String> endByThemselves) {
-        List<String> extra = threadsBeyond(base).stream().filter(n -> !endByThemselves.contains(n)).toList();
+    private void assertNotAbove(ProcessLevels base) {
+        List<String> extra = threadsBeyond(base).stream().filter(n -> !Leaks.endsByItself(n)).toList();
         assertThat(extra).as("threads beyond the level before").isEmpty();
-        assertThat(threads.stream().filter(n -> !endByThemselves.contains(n)).count()).as("live threads")
-                .isLessThanOrEqualTo(base.threads.stream().filter(n -> !endByThemselves.contains(n)).count());
+        assertThat(threads.stream().filter(n -> !Leaks.endsByItself(n)).count()).as("live threads")
+                .isLessThanOrEqualTo(base.threads.stream().filter(n -> !Leaks.endsByItself(n)).count());
         assertThat(fds).as("open file descriptors").isLessThanOrEqualTo(base.fds);
         assertThat(inotifyWatches).as("inotify watches").isLessThanOrEqualTo(base.inotifyWatches);
     }

@@ -39,7 +39,7 @@ import picocli.CommandLine;
 class ServeFailuresTest {
 
     private static final Path FIXTURES = Path.of("src/test/resources/sysfs-fixtures");
-    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String GPUS = "nvidia.com/GH100_H100_SXM5_80GB";
     private static final String NVSWITCH = "nvidia.com/GH100_H100_NVSWITCH";
 
@@ -236,7 +236,7 @@ class ServeFailuresTest {
 
     private static HttpResponse<String> get(URI uri) throws Exception {
         try (HttpClient http = HttpClient.newHttpClient()) {
-            return http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+            return http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
         }
     }
 }

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ServeOnFixturesTest {
 
     private static final Path FIXTURES = Path.of("src/test/resources/sysfs-fixtures");
-    private static final Duration WAIT = Duration.ofSeconds(5);
+    private static final Duration WAIT = Duration.ofSeconds(30);
 
     @TempDir Path dir;
     private KubeletSimulator kubelet;

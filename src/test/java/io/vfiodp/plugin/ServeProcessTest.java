@@ -56,17 +56,20 @@ class ServeProcessTest {
             Path log = dir.resolve("serve.log");
             Process serve = ServeJvm.start(T4_NUMA, dir, log);
             try {
-                kubelet.awaitRegistrations(List.of(T4), 1, Duration.ofSeconds(20));
+                kubelet.awaitRegistrations(List.of(T4), 1, Duration.ofSeconds(30));
                 Watch watch = kubelet.watch(T4);
-                watch.awaitUpdates(1, Duration.ofSeconds(5));
+                watch.awaitUpdates(1, Duration.ofSeconds(30));
 
-                long t0 = System.nanoTime();
+                int linesBefore = Files.readAllLines(log).size();
                 serve.destroy();
-                assertThat(serve.waitFor(5, TimeUnit.SECONDS)).as("exited within 5 s of SIGTERM").isTrue();
+                assertThat(serve.waitFor(30, TimeUnit.SECONDS)).as("exited after SIGTERM").isTrue();
 
                 assertThat(serve.exitValue()).isZero();
-                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(5000);
-                assertThat(watch.awaitEnd(Duration.ofSeconds(2)).isOk()).isTrue();
+                // nothing it stopped was given up on after a timeout
+                List<String> lines = Files.readAllLines(log);
+                assertThat(lines.subList(linesBefore, lines.size())).as("what serve logged as it stopped")
+                        .noneMatch(l -> l.contains(" WARN ") || l.contains(" ERROR "));
+                assertThat(watch.awaitEnd(Duration.ofSeconds(30)).isOk()).isTrue();
                 assertThat(watch.updates()).extracting(ListAndWatchResponse::getDevicesCount).containsExactly(4, 0);
                 assertThat(Leaks.sockets(dir)).containsExactly("kubelet.sock");
             } finally {

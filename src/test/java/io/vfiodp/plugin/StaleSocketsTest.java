@@ -27,7 +27,7 @@ class StaleSocketsTest {
 
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
     private static final String T4_SOCKET = "vfio-dp-nvidia.com_TU104GL_TESLA_T4.sock";
-    private static final Duration WAIT = Duration.ofSeconds(5);
+    private static final Duration WAIT = Duration.ofSeconds(30);
 
     @TempDir Path dir;
     private KubeletSimulator kubelet;

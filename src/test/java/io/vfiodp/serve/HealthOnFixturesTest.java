@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 class HealthOnFixturesTest {
 
     private static final Path FIXTURES = Path.of("src/test/resources/sysfs-fixtures");
-    private static final Duration WAIT = Duration.ofSeconds(5);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Duration NEVER = Duration.ofHours(1);
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
     private static final List<String> T4_NUMA_START = List.of("0000:1a:00.0 Healthy", "0000:1b:00.0 Healthy", "0000:b1:00.0 Healthy",

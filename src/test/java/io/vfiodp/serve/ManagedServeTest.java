@@ -51,7 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ManagedServeTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String ALLOCATED = "00000000-0000-4000-8000-000000000001";
 
     @TempDir Path tmp;

@@ -38,7 +38,7 @@ class ServePrestartTest {
             stepEndedWhenAwaitReturned.set(stepEnded.get());
         });
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.WAITING || !waiter.isAlive());
+        await().atMost(Duration.ofSeconds(30)).until(() -> waiter.getState() == Thread.State.WAITING || !waiter.isAlive());
         assertThat(waiter.isAlive()).as("awaitLogging still waiting while the logging step runs").isTrue();
         release.countDown();
         assertThat(waiter.join(Duration.ofSeconds(10))).as("awaitLogging returned").isTrue();

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 class UeventServeTest {
 
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
-    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String SHARED = "0000:1a:00.0";
     private static final String MATE = "0000:5e:00.0";
 

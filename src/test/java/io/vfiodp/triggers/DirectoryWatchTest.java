@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The one directory watch: what it reports of a directory that is there, comes later, goes and comes back. */
 class DirectoryWatchTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(5);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String THREAD = "test-dir-watch";
 
     @TempDir Path parent;

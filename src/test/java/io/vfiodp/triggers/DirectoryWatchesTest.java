@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Several directory watches on one WatchService: one thread of ours and one of the JDK's for all, each watch told only its own changes. */
 class DirectoryWatchesTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(5);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String THREAD = "test-dir-watches";
     /** The thread the JDK runs for each WatchService on Linux. */
     private static final String JDK_POLLER = "FileSystemWatchService";

@@ -11,6 +11,9 @@ import java.util.function.Consumer;
 /** Collects what a {@link KubeVirtConfigWatcher} emits, in order. */
 final class ConfigRecorder implements Consumer<KubeVirtConfig> {
 
+    /** How long {@link #next} waits: generous for a loaded machine, as a passing test waits only as long as it takes. */
+    static final Duration WAIT = Duration.ofSeconds(30);
+
     private final BlockingQueue<KubeVirtConfig> seen = new LinkedBlockingQueue<>();
 
     @Override
@@ -18,10 +21,10 @@ final class ConfigRecorder implements Consumer<KubeVirtConfig> {
         seen.add(config);
     }
 
-    /** The next emitted configuration; fails after 10 s. */
+    /** The next emitted configuration; fails after {@link #WAIT}. */
     KubeVirtConfig next() throws InterruptedException {
-        KubeVirtConfig c = seen.poll(10, TimeUnit.SECONDS);
-        assertThat(c).as("a configuration emitted within 10 s").isNotNull();
+        KubeVirtConfig c = seen.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(c).as("a configuration emitted within " + WAIT).isNotNull();
         return c;
     }
 

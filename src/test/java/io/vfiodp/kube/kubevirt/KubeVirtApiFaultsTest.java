@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KubeVirtApiFaultsTest {
 
     private static final Path T4_NUMA = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
-    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String NODE = "gpu-node-1";
     private static final String CR_T4 = "nvidia.com/T4";
     private static final String DEFAULT_T4 = "nvidia.com/TU104GL_TESLA_T4";
@@ -139,7 +139,7 @@ class KubeVirtApiFaultsTest {
     @Test
     void flappingApiKeepsTheCrServedAndTheChangeMadeMeanwhileIsAppliedWhenItStaysUp() throws Exception {
         startApiWithCr(pci("10DE:1EB8", CR_T4));
-        startPlugin(Duration.ofSeconds(5));
+        startPlugin(Duration.ofSeconds(30));
         Watch t4 = awaitListed(CR_T4, T4S);
         long t0 = System.nanoTime();
         // ten outages, each lived through by the client (it tried and was reset) and each ended by its coming back
@@ -164,7 +164,7 @@ class KubeVirtApiFaultsTest {
     @Test
     void garbageFromTheApiKeepsTheCrServedAndAChangedCrIsAppliedWhenItAnswersAgain() throws Exception {
         startApiWithCr(pci("10DE:1EB8", CR_T4));
-        startPlugin(Duration.ofSeconds(5));
+        startPlugin(Duration.ofSeconds(30));
         Watch t4 = awaitListed(CR_T4, T4S);
 
         for (Fault fault : List.of(Fault.GARBAGE_JSON, Fault.GARBAGE_BYTES, Fault.SERVER_ERROR, Fault.NOT_FOUND_PAGE)) {

@@ -20,9 +20,12 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -214,7 +217,7 @@ class KubeVirtConfigWatcherTest {
         KubeVirt first = api.client().resource(KubeVirtCrs.cr("zz-first", "kubevirt", T4)).create();
         // creationTimestamp has whole seconds, as on a real API server: the second CR must be created a second later
         Instant firstCreated = Instant.parse(first.getMetadata().getCreationTimestamp());
-        await().atMost(Duration.ofSeconds(3)).until(() -> Instant.now().truncatedTo(ChronoUnit.SECONDS).isAfter(firstCreated));
+        await().atMost(Duration.ofSeconds(30)).until(() -> Instant.now().truncatedTo(ChronoUnit.SECONDS).isAfter(firstCreated));
         create(KubeVirtCrs.cr("aa-second", "kubevirt", T4.replace("nvidia.com/TU104GL_TESLA_T4", "nvidia.com/OTHER")));
         startWatcher(Optional.empty());
 
@@ -279,18 +282,20 @@ class KubeVirtConfigWatcherTest {
 
             link.restore();
             // the mock server keeps no watch history: edit until the resumed watch reports an edit
-            io.vfiodp.policy.config.PermittedHostDevices expected = null;
-            KubeVirtConfig seen = null;
-            for (int i = 0; i < 40 && seen == null; i++) {
-                String name = "nvidia.com/T4-" + i;
+            AtomicInteger edits = new AtomicInteger();
+            AtomicReference<io.vfiodp.policy.config.PermittedHostDevices> expected = new AtomicReference<>();
+            AtomicReference<KubeVirtConfig> last = new AtomicReference<>(await().atMost(ConfigRecorder.WAIT).until(() -> {
+                String name = "nvidia.com/T4-" + edits.getAndIncrement();
                 editPermitted(T4.replace("nvidia.com/TU104GL_TESLA_T4", name));
-                expected = new io.vfiodp.policy.config.PermittedHostDevices(List.of(new PciHostDevice("10DE:1EB8", name, true)), List.of());
-                seen = recorder.poll(Duration.ofMillis(250));
-            }
-            KubeVirtConfig last = seen;
-            for (KubeVirtConfig c; (c = recorder.poll(Duration.ofMillis(500))) != null; ) last = c;
-            assertThat(last).isInstanceOf(KubeVirtConfig.FromCr.class);
-            assertThat(((KubeVirtConfig.FromCr) last).permittedHostDevices()).contains(expected);
+                expected.set(new io.vfiodp.policy.config.PermittedHostDevices(List.of(new PciHostDevice("10DE:1EB8", name, true)), List.of()));
+                return recorder.poll(Duration.ofMillis(250));
+            }, Objects::nonNull));
+            // then the last edit's configuration, however long the edits before it take to arrive
+            await().atMost(ConfigRecorder.WAIT).untilAsserted(() -> {
+                for (KubeVirtConfig c; (c = recorder.poll(Duration.ZERO)) != null; ) last.set(c);
+                assertThat(last.get()).isInstanceOfSatisfying(KubeVirtConfig.FromCr.class,
+                        c -> assertThat(c.permittedHostDevices()).contains(expected.get()));
+            });
         }
     }
 

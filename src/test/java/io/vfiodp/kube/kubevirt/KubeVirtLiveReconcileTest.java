@@ -49,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KubeVirtLiveReconcileTest {
 
     private static final Path FIXTURES = Path.of("src/test/resources/sysfs-fixtures");
-    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Duration QUIET = Duration.ofMillis(1500);
     private static final String NODE = "gpu-node-1";
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
@@ -101,7 +101,7 @@ class KubeVirtLiveReconcileTest {
     }
 
     private void startPlugin(String fixture) throws Exception {
-        startPlugin(fixture, api.port(), Duration.ofSeconds(5));
+        startPlugin(fixture, api.port(), Duration.ofSeconds(30));
     }
 
     private void createCr(String namespace, String name, String permittedYaml) {
@@ -323,7 +323,7 @@ class KubeVirtLiveReconcileTest {
         KubeVirt first = api.client().resource(KubeVirtCrs.cr("kubevirt", "kubevirt", pci("10DE:1EB8", "nvidia.com/FIRST"))).create();
         // creationTimestamp has whole seconds, as on a real API server: the second CR must be created a second later
         Instant firstCreated = Instant.parse(first.getMetadata().getCreationTimestamp());
-        await().atMost(Duration.ofSeconds(3)).until(() -> Instant.now().truncatedTo(ChronoUnit.SECONDS).isAfter(firstCreated));
+        await().atMost(Duration.ofSeconds(30)).until(() -> Instant.now().truncatedTo(ChronoUnit.SECONDS).isAfter(firstCreated));
         createCr("other", "kubevirt", pci("10DE:1EB8", "nvidia.com/SECOND"));
         startPlugin("t4-numa");
 
@@ -345,13 +345,12 @@ class KubeVirtLiveReconcileTest {
         assertThat(defaults.awaitEnd(WAIT).isOk()).isTrue();
     }
 
+    /** Allowed to wait far longer for a first reading than the test waits for the listing: served at once, or not at all. */
     @Test
     void unreachableApiDoesNotHoldUpTheStart() throws Exception {
-        long t0 = System.nanoTime();
-        startPlugin("t4-numa", MockKubeApi.freePort(), Duration.ofSeconds(30));
+        startPlugin("t4-numa", MockKubeApi.freePort(), Duration.ofMinutes(10));
 
         awaitListed(T4, T4S);
-        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(20));
     }
 
     @Test
@@ -359,7 +358,7 @@ class KubeVirtLiveReconcileTest {
         startApi();
         createCr("kubevirt", "kubevirt", pci("10DE:1EB8", "nvidia.com/T4"));
         try (TcpProxy link = new TcpProxy(api.port())) {
-            startPlugin("t4-numa", link.port(), Duration.ofSeconds(5));
+            startPlugin("t4-numa", link.port(), Duration.ofSeconds(30));
             awaitListed("nvidia.com/T4", T4S);
             Watch t4 = kubelet.watch("nvidia.com/T4");
 
@@ -376,7 +375,7 @@ class KubeVirtLiveReconcileTest {
     }
 
     private static void awaitGone(Path socket) {
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(socket).doesNotExist());
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(socket).doesNotExist());
     }
 
     /** Asserts that {@code what} holds now and all through {@code quiet}: nothing the kubelet sees changes meanwhile. */
