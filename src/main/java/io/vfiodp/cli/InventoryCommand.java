@@ -1,10 +1,10 @@
 package io.vfiodp.cli;
 
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.host.VfioApiCheck;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
+import io.vfiodp.host.vfio.VfioApiCheck;
+import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.inventory.InventoryJson;
 import io.vfiodp.inventory.InventoryReport;
 import io.vfiodp.inventory.InventoryText;

@@ -1,11 +1,11 @@
 package io.vfiodp.demo;
 
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.inventory.InventoryReport;
 import io.vfiodp.inventory.InventoryText;
 import io.vfiodp.node.ScanPolicySource;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;

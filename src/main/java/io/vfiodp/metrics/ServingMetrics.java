@@ -6,7 +6,7 @@ import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.dra.DraListener;
 import io.vfiodp.dra.DraStatus;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.plugin.ResourceStatus;
 import io.vfiodp.policy.Health;

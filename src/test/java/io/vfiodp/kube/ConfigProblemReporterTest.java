@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Event;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.metrics.MetricsTestSupport;
 import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.policy.PolicyEngine;
