@@ -120,16 +120,6 @@ class UeventTest {
         assertThat(parse(m)).isEqualTo(new UeventReceipt.Dropped("not a kernel uevent: not UTF-8 text"));
     }
 
-    @Test
-    void changesMergeIntoTheirUnion() {
-        ChangedDevices a = ChangedDevices.function(pci("0000:01:00.0"));
-        ChangedDevices b = ChangedDevices.of(Set.of(pci("0000:02:00.0")), Set.of("0b2c1f6e-7a4d-4c39-8e52-3d9f0a6b1c27"));
-
-        assertThat(a.plus(b)).isEqualTo(ChangedDevices.of(Set.of(pci("0000:01:00.0"), pci("0000:02:00.0")),
-                Set.of("0b2c1f6e-7a4d-4c39-8e52-3d9f0a6b1c27")));
-        assertThat(a.plus(ChangedDevices.NONE)).isSameAs(a);
-    }
-
     private static PciAddress pci(String address) {
         return PciAddress.parse(address);
     }
