@@ -1,11 +1,12 @@
-package io.vfiodp.vgpu;
+package io.vfiodp.kube;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.vfiodp.kube.NodeEventRecorder;
 import io.vfiodp.triggers.ProblemLog;
+import io.vfiodp.vgpu.LayoutEvents;
+import io.vfiodp.vgpu.LayoutState;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

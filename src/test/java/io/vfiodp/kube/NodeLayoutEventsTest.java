@@ -1,12 +1,11 @@
-package io.vfiodp.vgpu;
+package io.vfiodp.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.vfiodp.kube.MockKubeApi;
-import io.vfiodp.kube.NodeEventRecorder;
+import io.vfiodp.vgpu.LayoutState;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
