@@ -4,8 +4,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.testkit.deviceplugin.Watch;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.node.NodeStateSource;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.plugin.PluginListener;
