@@ -35,7 +35,11 @@ public final class DemoRun {
     public static final List<AllocationPrinter> DEFAULT_PRINTERS = List.of(new EnvAndDeviceSpecPrinter(), new HostdevXmlPrinter());
     /** The /metrics samples the demo shows: what the kubelet was told, per resource, and the VFIO check. */
     private static final Set<String> SHOWN_METRICS = Set.of("vfio_dp_devices", "vfio_dp_registrations_total", "vfio_dp_vfio_available");
-    private static final Duration WAIT = Duration.ofSeconds(10);
+    /**
+     * The longest the demo waits for serve to do one thing (register, list, answer, publish): serve
+     * starts in a JVM of its own, which on a loaded 2-core machine takes seconds.
+     */
+    static final Duration WAIT = Duration.ofSeconds(30);
 
     /**
      * Starts {@code serve} with these options and these environment variables added, and returns it
@@ -86,6 +90,7 @@ public final class DemoRun {
     private final ServeStarter serve;
     private final DraDemoPart dra;
     private final Endpoints endpoints;
+    private final Duration wait;
 
     /**
      * @param serve how the demo starts its plugin side
@@ -97,11 +102,17 @@ public final class DemoRun {
 
     /** As the shorter constructor, asking serve's {@code endpoints}. */
     public DemoRun(PrintWriter out, List<AllocationPrinter> printers, ServeStarter serve, DraDemoPart dra, Endpoints endpoints) {
+        this(out, printers, serve, dra, endpoints, WAIT);
+    }
+
+    /** As the longer constructor, waiting at most {@code wait} for serve to register and list its devices. */
+    DemoRun(PrintWriter out, List<AllocationPrinter> printers, ServeStarter serve, DraDemoPart dra, Endpoints endpoints, Duration wait) {
         this.out = out;
         this.printers = List.copyOf(printers);
         this.serve = serve;
         this.dra = dra;
         this.endpoints = endpoints;
+        this.wait = wait;
     }
 
     /**
@@ -171,9 +182,9 @@ public final class DemoRun {
         };
     }
 
-    private static void awaitRegistrations(KubeletSimulator kubelet, List<String> names, RunningServe serving) throws InterruptedException {
+    private void awaitRegistrations(KubeletSimulator kubelet, List<String> names, RunningServe serving) throws InterruptedException {
         try {
-            kubelet.awaitRegistrations(names, 1, WAIT);
+            kubelet.awaitRegistrations(names, 1, wait);
         } catch (TimeoutException e) {
             throw new ServeFailure("serve did not register with the kubelet simulator: " + e.getMessage() + "; " + serving.state());
         }
@@ -193,7 +204,7 @@ public final class DemoRun {
                     + "  preferred-allocation " + r.options().getGetPreferredAllocationAvailable());
         }
         for (String name : names) {
-            ListAndWatchResponse devices = kubelet.watch(name).awaitUpdate(u -> true, WAIT);
+            ListAndWatchResponse devices = kubelet.watch(name).awaitUpdate(u -> true, wait);
             StringBuilder sb = new StringBuilder("  " + name + "  ListAndWatch:");
             for (Device d : devices.getDevicesList()) {
                 sb.append(' ').append(d.getID()).append(" (").append(d.getHealth());

@@ -42,7 +42,6 @@ final class DraDemo implements DraDemoPart {
     private static final String NODE = "demo-node";
     private static final String NAMESPACE = "vms";
     private static final String REQUEST = "gpu";
-    private static final Duration WAIT = Duration.ofSeconds(10);
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     @Override
@@ -221,11 +220,11 @@ final class DraDemo implements DraDemoPart {
 
     /** What {@code probe} finds once it finds something, asked every 20 ms for up to 10 s. */
     private static <T> T await(String what, DemoRun.RunningServe serving, Callable<Optional<T>> probe) throws Exception {
-        long deadline = System.nanoTime() + WAIT.toNanos();
+        long deadline = System.nanoTime() + DemoRun.WAIT.toNanos();
         while (true) {
             Optional<T> v = probe.call();
             if (v.isPresent()) return v.get();
-            if (System.nanoTime() > deadline) throw new ServeFailure("waited " + WAIT.toSeconds() + " s for " + what + "; " + serving.state());
+            if (System.nanoTime() > deadline) throw new ServeFailure("waited " + DemoRun.WAIT.toSeconds() + " s for " + what + "; " + serving.state());
             Thread.sleep(20);
         }
     }

@@ -23,12 +23,15 @@ class DemoCommandTest {
 
     private static int exitCode;
     private static String output;
+    private static String errors;
 
     @BeforeAll
     static void runDemoOnce() {
         StringWriter out = new StringWriter();
-        exitCode = demo(out);
+        StringWriter err = new StringWriter();
+        exitCode = demo(out, err);
         output = out.toString();
+        errors = err.toString();
     }
 
     private static int demo(StringWriter out, String... options) {
@@ -52,7 +55,7 @@ class DemoCommandTest {
 
     @Test
     void demoExitsZero() {
-        assertThat(exitCode).isZero();
+        assertThat(exitCode).as(errors).isZero();
     }
 
     @Test
@@ -185,8 +188,9 @@ class DemoCommandTest {
     @Test
     void demoLeavesNoThreadFileDescriptorOrWatchBehind() throws Exception {
         ProcessLevels before = ProcessLevels.now();
+        StringWriter err = new StringWriter();
 
-        assertThat(demo(new StringWriter())).isZero();
+        assertThat(demo(new StringWriter(), err)).as(err::toString).isZero();
 
         ProcessLevels.awaitBackTo(before, Duration.ofSeconds(30));
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -38,10 +39,10 @@ class DemoRunTest {
     @Test
     void aPluginThatDoesNotRegisterEndsTheDemoWithItsState(@TempDir Path work) {
         DemoRun demo = new DemoRun(new PrintWriter(new StringWriter()), List.of(), (options, env) -> new Silent(),
-                new DraDemoPart.Skipped("not reached"));
+                new DraDemoPart.Skipped("not reached"), DemoRun.Endpoints.PROBES_AND_METRICS, Duration.ofSeconds(1));
 
         assertThatThrownBy(() -> demo.run(work)).isInstanceOf(ServeFailure.class).hasMessage(
-                "serve did not register with the kubelet simulator: not registered 1 time(s) within PT10S: [nvidia.com/TU104GL_TESLA_T4]; "
+                "serve did not register with the kubelet simulator: not registered 1 time(s) within PT1S: [nvidia.com/TU104GL_TESLA_T4]; "
                         + "rejections: []; the plugin process (pid 4242) is running; its last output lines:\n  INFO serve: ...");
     }
 

@@ -1,6 +1,7 @@
 package io.vfiodp.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.plugin.ResourceStatus;
@@ -104,9 +105,10 @@ class MetricsEndpointsTest {
         served.kubelet.restart();
         served.kubelet.awaitRegistrations(List.of(T4), 2, WAIT);
 
-        assertThat(metricLines("vfio_dp_re").stream().filter(l -> l.contains("registrations_total"))).containsExactly(
-                "vfio_dp_registrations_total{resource=\"nvidia.com/TU104GL_TESLA_T4\"} 2.0",
-                "vfio_dp_reregistrations_total{resource=\"nvidia.com/TU104GL_TESLA_T4\"} 1.0");
+        // counted once the kubelet's answer reaches the reconcile loop, a moment after the kubelet saw the request
+        await().atMost(WAIT).untilAsserted(() -> assertThat(metricLines("vfio_dp_re").stream().filter(l -> l.contains("registrations_total")))
+                .containsExactly("vfio_dp_registrations_total{resource=\"nvidia.com/TU104GL_TESLA_T4\"} 2.0",
+                        "vfio_dp_reregistrations_total{resource=\"nvidia.com/TU104GL_TESLA_T4\"} 1.0"));
     }
 
     @Test
