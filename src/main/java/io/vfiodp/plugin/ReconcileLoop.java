@@ -215,8 +215,9 @@ public final class ReconcileLoop implements AutoCloseable {
     }
 
     /**
-     * Sends a last empty device list on every open stream, stops every server, removes our
-     * sockets and ends the thread. Idempotent.
+     * Ends every open stream without a last empty list (the kubelet then keeps each resource's
+     * capacity for its grace), stops every server, removes our sockets and ends the thread.
+     * Idempotent.
      */
     @Override
     public void close() {
