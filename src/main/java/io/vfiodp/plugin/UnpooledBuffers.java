@@ -7,7 +7,7 @@ import io.grpc.netty.shaded.io.netty.buffer.UnpooledByteBufAllocator;
  * The buffer allocator of every channel the plugin opens to or for the kubelet. gRPC's default is a
  * pooled allocator with an arena per core and per-thread caches, built for servers moving megabytes
  * a second; the kubelet sends a few hundred bytes per call, a few calls a minute, and the pool kept
- * 2.4 MiB resident for that (ServeBench, README "Deployment"). Unpooled buffers are freed when the
+ * 2.4 MiB resident for that (ServeBench; docs/deployment.md, "JVM flags"). Unpooled buffers are freed when the
  * message is, and Allocate is no slower with them.
  */
 public final class UnpooledBuffers {
