@@ -11,8 +11,8 @@ import io.vfiodp.dra.kubelet.HealthService;
 import io.vfiodp.dra.kubelet.NodeServiceV1;
 import io.vfiodp.dra.kubelet.NodeServiceV1beta1;
 import io.vfiodp.dra.kubelet.PluginSockets;
-import io.vfiodp.dra.kubelet.RegistrationService;
 import io.vfiodp.dra.slices.SlicePublisher;
+import io.vfiodp.kubelet.PluginWatcherRegistration;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.triggers.DirectoryWatch;
 import io.vfiodp.triggers.DirectoryWatcher;
@@ -89,7 +89,8 @@ public final class DraDriver implements AutoCloseable {
         ClaimSource source = new ClaimSource(client);
         DriverLoop loop = new DriverLoop(settings.driverName(), l -> {
             NodeServiceV1 v1 = new NodeServiceV1(new KubeletClaims(l, source, files));
-            RegistrationService registration = new RegistrationService(settings.driverName(), settings.draSocket(), l::registered);
+            PluginWatcherRegistration registration = new PluginWatcherRegistration(PluginSockets.TYPE, settings.driverName(), settings.draSocket(),
+                    PluginSockets.SERVICES, l::registered);
             return new PluginSockets(settings.draSocket(), List.of(v1, new NodeServiceV1beta1(v1), health), health::closeStreams,
                     settings.registrationSocket(), registration, group, rpc, settings.backoff());
         }, book, slices, health, new HealthList(settings.nodeName(), clock), listener);

@@ -1,7 +1,7 @@
 package io.vfiodp.dra.claims;
 
 import io.vfiodp.dra.DriverView;
-import io.vfiodp.plugin.Allocation;
+import io.vfiodp.node.VfioPaths;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -128,7 +128,7 @@ public final class ClaimBook {
                         + " (" + a.device().device().id() + ") is already prepared for claim " + holder.get().describe());
             }
             devices.add(new PreparedDevice(a.request(), pool, a.device().name(), a.device().device().id(),
-                    Allocation.vfioPaths(List.of(a.device().device()), view.devNodes()), a.device().attributes()));
+                    VfioPaths.of(List.of(a.device().device()), view.devNodes()), a.device().attributes()));
         }
         PreparedClaim claim = new PreparedClaim(r.uid(), allocated.namespace(), allocated.name(), allocated.podClaimName(), devices);
         try {

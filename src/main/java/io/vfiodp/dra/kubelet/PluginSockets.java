@@ -1,14 +1,8 @@
 package io.vfiodp.dra.kubelet;
 
 import io.grpc.BindableService;
-import io.grpc.Server;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
-import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
-import io.vfiodp.plugin.FileIdentity;
-import io.vfiodp.plugin.UnpooledBuffers;
+import io.vfiodp.kubelet.SocketServer;
 import io.vfiodp.triggers.Backoff;
 import io.vfiodp.triggers.ProblemLog;
 import java.io.IOException;
@@ -19,7 +13,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +27,15 @@ import org.slf4j.LoggerFactory;
  * retried with backoff and logged once per distinct problem. Confined to the driver's thread.
  */
 public final class PluginSockets implements AutoCloseable {
+
+    /** {@code registerapi.DRAPlugin}: the plugin kind the kubelet's plugin watcher is told. */
+    public static final String TYPE = "DRAPlugin";
+    /**
+     * The services of the DRA socket, as the kubelet names them: it uses the first of the node
+     * services it knows ({@code validateSupportedServices}), so v1 comes first, and it watches health
+     * only when the health service is listed.
+     */
+    public static final List<String> SERVICES = List.of("v1.DRAPlugin", "v1beta1.DRAPlugin", "v1alpha1.DRAResourceHealth");
 
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.dra");
 
@@ -95,18 +97,7 @@ public final class PluginSockets implements AutoCloseable {
             } else if (!Files.isDirectory(dir)) {
                 throw new IOException(dir + " does not exist (is the kubelet running? mount the kubelet's plugins_registry directory)");
             }
-            Files.deleteIfExists(s.socket);
-            NettyServerBuilder b = NettyServerBuilder.forAddress(new DomainSocketAddress(s.socket.toString()))
-                    .channelType(EpollServerDomainSocketChannel.class)
-                    .withChildOption(ChannelOption.SO_KEEPALIVE, null)
-                    .withOption(ChannelOption.ALLOCATOR, UnpooledBuffers.ALLOCATOR)
-                    .withChildOption(ChannelOption.ALLOCATOR, UnpooledBuffers.ALLOCATOR)
-                    .bossEventLoopGroup(group)
-                    .workerEventLoopGroup(group)
-                    .executor(handlers);
-            s.services.forEach(b::addService);
-            s.server = b.build().start();
-            s.identity = FileIdentity.of(s.socket);
+            s.server = SocketServer.bind(s.socket, s.services, group, handlers);
             if (s.problems.current() != null) {
                 s.problems.resolved("DRA: " + s.what + " serves on " + s.socket + " again after " + s.failures + " failed attempt(s)");
             } else {
@@ -139,8 +130,7 @@ public final class PluginSockets implements AutoCloseable {
         final List<BindableService> services;
         final boolean createDir;
         final Runnable beforeStop;
-        Server server;
-        Optional<FileIdentity> identity = Optional.empty();
+        SocketServer server;
         int failures;
         final ProblemLog problems = new ProblemLog(log);
         long nextStart = System.nanoTime();
@@ -154,32 +144,14 @@ public final class PluginSockets implements AutoCloseable {
         }
 
         boolean intact() {
-            return identity.isPresent() && FileIdentity.of(socket).equals(identity);
+            return server != null && server.intact();
         }
 
         void stop() {
             if (server == null) return;
             beforeStop.run();
-            server.shutdown();
-            try {
-                if (!server.awaitTermination(1, TimeUnit.SECONDS)) {
-                    server.shutdownNow();
-                    server.awaitTermination(1, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                server.shutdownNow();
-                Thread.currentThread().interrupt();
-            }
-            // netty unlinks the path on close; a successor bound to the same path must not lose its file
-            if (intact()) {
-                try {
-                    Files.deleteIfExists(socket);
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            }
+            server.stop();
             server = null;
-            identity = Optional.empty();
             nextStart = System.nanoTime();
         }
     }
