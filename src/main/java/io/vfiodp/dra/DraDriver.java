@@ -11,6 +11,7 @@ import io.vfiodp.dra.kubelet.HealthService;
 import io.vfiodp.dra.kubelet.NodeServiceV1;
 import io.vfiodp.dra.kubelet.NodeServiceV1beta1;
 import io.vfiodp.dra.kubelet.PluginSockets;
+import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.dra.slices.SlicePublisher;
 import io.vfiodp.kubelet.PluginWatcherRegistration;
 import io.vfiodp.node.TargetState;

@@ -3,6 +3,8 @@ package io.vfiodp.dra;
 import io.vfiodp.dra.claims.ClaimBook;
 import io.vfiodp.dra.kubelet.HealthService;
 import io.vfiodp.dra.kubelet.PluginSockets;
+import io.vfiodp.dra.model.DraDevice;
+import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.dra.slices.SliceLayout;
 import io.vfiodp.dra.slices.SlicePublisher;
 import io.vfiodp.node.TargetState;

@@ -1,5 +1,7 @@
 package io.vfiodp.dra;
 
+import io.vfiodp.dra.model.DraDevice;
+import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.policy.Health;
 import io.vfiodp.proto.drahealth.v1alpha1.DeviceHealth;
 import io.vfiodp.proto.drahealth.v1alpha1.DeviceIdentifier;

@@ -1,6 +1,6 @@
 package io.vfiodp.dra.claims;
 
-import io.vfiodp.dra.DriverView;
+import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.node.VfioPaths;
 import java.io.IOException;
 import java.util.ArrayList;
