@@ -19,9 +19,14 @@ import java.util.Optional;
  */
 sealed interface ClaimCall {
 
+    String CLOSING = "the DRA driver is shutting down; ask again";
+
     long id();
 
     Awaiting awaiting();
+
+    /** The answer when the driver stops before this call is done: a change not recorded yet is not told as done. */
+    DriverAction closingAnswer();
 
     /** What the call waits for. */
     sealed interface Awaiting {}
@@ -58,6 +63,17 @@ sealed interface ClaimCall {
         static Prepare of(long id, List<ClaimRequest> requests) {
             return new Prepare(id, requests, 0, Map.of(), List.of(), new Ready());
         }
+
+        @Override
+        public DriverAction closingAnswer() {
+            Map<String, PrepareAnswer> out = new LinkedHashMap<>();
+            for (ClaimRequest r : requests) {
+                PrepareAnswer a = answers.get(r.uid());
+                boolean unrecorded = a instanceof PrepareAnswer.Prepared done && added.contains(done.claim());
+                out.put(r.uid(), a != null && !unrecorded ? a : new PrepareAnswer.Failed(CLOSING));
+            }
+            return new DriverAction.AnswerPrepare(id, out);
+        }
     }
 
     /**
@@ -79,6 +95,17 @@ sealed interface ClaimCall {
 
         static Unprepare of(long id, List<ClaimRef> refs) {
             return new Unprepare(id, refs, 0, Map.of(), Map.of(), new Ready());
+        }
+
+        @Override
+        public DriverAction closingAnswer() {
+            Map<String, Optional<String>> out = new LinkedHashMap<>();
+            for (ClaimRef r : refs) {
+                Optional<String> a = answers.get(r.uid());
+                boolean unrecorded = removed.containsKey(r.uid());
+                out.put(r.uid(), a != null && (a.isPresent() || !unrecorded) ? a : Optional.of(CLOSING));
+            }
+            return new DriverAction.AnswerUnprepare(id, out);
         }
     }
 }

@@ -43,8 +43,6 @@ import java.util.TreeMap;
  */
 final class ClaimPass {
 
-    private static final String CLOSING = "the DRA driver is shutting down; ask again";
-
     private final String driver;
     private final String pool;
     private final Path checkpoint;
@@ -221,30 +219,9 @@ final class ClaimPass {
         }
     }
 
-    /** Answers every call still open: the driver stops, and changes not recorded yet are not told as done. */
+    /** Answers every call still open: the driver stops. */
     void close() {
-        for (ClaimCall call : calls) {
-            switch (call) {
-                case Prepare p -> {
-                    Map<String, PrepareAnswer> answers = new LinkedHashMap<>();
-                    for (ClaimRequest r : p.requests()) {
-                        PrepareAnswer a = p.answers().get(r.uid());
-                        boolean unrecorded = a instanceof PrepareAnswer.Prepared done && p.added().contains(done.claim());
-                        answers.put(r.uid(), a != null && !unrecorded ? a : new PrepareAnswer.Failed(CLOSING));
-                    }
-                    actions.add(new AnswerPrepare(p.id(), answers));
-                }
-                case Unprepare u -> {
-                    Map<String, Optional<String>> answers = new LinkedHashMap<>();
-                    for (ClaimRef r : u.refs()) {
-                        Optional<String> a = u.answers().get(r.uid());
-                        boolean unrecorded = u.removed().containsKey(r.uid());
-                        answers.put(r.uid(), a != null && (a.isPresent() || !unrecorded) ? a : Optional.of(CLOSING));
-                    }
-                    actions.add(new AnswerUnprepare(u.id(), answers));
-                }
-            }
-        }
+        calls.forEach(call -> actions.add(call.closingAnswer()));
         calls.clear();
     }
 

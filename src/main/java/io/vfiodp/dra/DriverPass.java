@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One step of {@link DriverStep} on a working copy of the state (the input is never changed): the
+ * One step of the driver's step on a working copy of the state (the input is never changed): the
  * events' changes to what is known, then the convergence, collecting actions in order. The
  * sockets, the slices and the claims each have their part ({@link SocketPass}, {@link SlicePass},
  * {@link ClaimPass}); the view, the health list and the verdict are kept here.
@@ -53,9 +53,14 @@ final class DriverPass {
                 settings.pluginDir().resolve(Checkpoint.FILE), actions);
     }
 
-    DriverStep.Result result() {
-        return new DriverStep.Result(new DriverState(target, applied, view, sockets.result(), registered, slices.result(), health,
-                claims.claims(), claims.calls(), closed), actions);
+    DriverState state() {
+        return new DriverState(target, applied, view, sockets.result(), registered, slices.result(), health, claims.claims(), claims.calls(),
+                closed);
+    }
+
+    /** What to do, in order. */
+    List<DriverAction> actions() {
+        return actions;
     }
 
     SocketPass sockets() {

@@ -64,11 +64,11 @@ final class DriverStep {
                 case CheckpointSaved c -> p.claims().checkpointSaved(c);
                 case Close c -> {
                     p.close();
-                    return p.result();
+                    return new Result(p.state(), p.actions());
                 }
             }
         }
         p.converge();
-        return p.result();
+        return new Result(p.state(), p.actions());
     }
 }

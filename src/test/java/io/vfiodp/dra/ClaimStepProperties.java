@@ -12,6 +12,7 @@ import io.vfiodp.dra.claims.ClaimRequest;
 import io.vfiodp.dra.claims.PrepareAnswer;
 import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.dra.claims.PreparedDevice;
+import io.vfiodp.dra.kubelet.DriverSocket;
 import io.vfiodp.dra.slices.SlicePublisher;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.Health;
@@ -85,8 +86,8 @@ class ClaimStepProperties {
         World(Random random) {
             this.random = random;
             feed(List.of(new DriverEvent.Checked(Set.of())));
-            feed(List.of(new DriverEvent.ServerStarted(io.vfiodp.dra.kubelet.DriverSocket.SERVICE, 1)));
-            feed(List.of(new DriverEvent.ServerStarted(io.vfiodp.dra.kubelet.DriverSocket.REGISTRATION, 2)));
+            feed(List.of(new DriverEvent.ServerStarted(DriverSocket.SERVICE, 1)));
+            feed(List.of(new DriverEvent.ServerStarted(DriverSocket.REGISTRATION, 2)));
             feed(List.of(new DriverEvent.TargetChanged(NODE)));
             feed(List.of(new DriverEvent.SlicesSynced(new SlicePublisher.Outcome.Synced(1, 1, 3, true, Optional.empty()))));
         }

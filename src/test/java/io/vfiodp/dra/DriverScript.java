@@ -1,5 +1,6 @@
 package io.vfiodp.dra;
 
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.vfiodp.dra.DriverAction.AnswerPrepare;
 import io.vfiodp.dra.DriverAction.AnswerUnprepare;
 import io.vfiodp.dra.DriverAction.Log;
@@ -28,6 +29,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -174,7 +176,7 @@ final class DriverScript {
 
     /** A claim of this node's pool allocating {@code devices} (request {@code gpu}), as the API holds it. */
     static ClaimRequest fetched(String name, String uid, String... devices) {
-        var results = java.util.Arrays.stream(devices).map(Claims::ours).toArray(io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult[]::new);
+        DeviceRequestAllocationResult[] results = Arrays.stream(devices).map(Claims::ours).toArray(DeviceRequestAllocationResult[]::new);
         return new ClaimRequest(Claims.NAMESPACE, uid, name, Optional.of(new ClaimSource.Found(Claims.allocated(name, uid, results))));
     }
 
