@@ -22,7 +22,7 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The inventory as a JSON document for tools. Stable: every key is always present (null when it
  * does not apply), keys come in a fixed order, rows in the report's order (PCI functions by
- * address, then mdevs by UUID). The schema is documented in the README and versioned by
+ * address, then mdevs by UUID). The schema is documented in docs/inventory.md and versioned by
  * {@value #SCHEMA}.
  */
 public final class InventoryJson {

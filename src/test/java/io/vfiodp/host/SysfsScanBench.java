@@ -12,7 +12,7 @@ import java.util.Locale;
 /**
  * Scan benchmark: writes a large host tree ({@link LargeHostTree.Shape#BENCHMARK}) to a temp
  * directory, then times warm scans of it with one reader thread and with the default pool, and
- * prints time per scan and per device. Run it as the README's benchmarks section says.
+ * prints time per scan and per device. Run it as docs/benchmarks.md says.
  * Besides wall-clock time it prints the process CPU time per scan (all threads, JIT and GC
  * included), which stays meaningful on a machine shared with other work.
  *
