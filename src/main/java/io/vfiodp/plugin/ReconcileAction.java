@@ -1,5 +1,6 @@
 package io.vfiodp.plugin;
 
+import io.vfiodp.kubelet.FileIdentity;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
 import java.nio.file.Path;

@@ -1,6 +1,7 @@
 package io.vfiodp.plugin;
 
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.vfiodp.kubelet.FileIdentity;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.plugin.ReconcileAction.Log;
 import io.vfiodp.plugin.ReconcileAction.NotifyHealthChanged;
@@ -19,6 +20,7 @@ import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.vfiodp.triggers.Backoff;
 import io.vfiodp.triggers.CoalescingTrigger;
+import io.vfiodp.triggers.Ticker;
 import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.nio.file.Path;

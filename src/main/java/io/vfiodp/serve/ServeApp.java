@@ -2,11 +2,11 @@ package io.vfiodp.serve;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.dra.DraDriver;
-import io.vfiodp.host.ReaderPool;
-import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.host.UeventSocket;
-import io.vfiodp.host.VfioApiCheck;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.scan.ReaderPool;
+import io.vfiodp.host.scan.SysfsScanner;
+import io.vfiodp.host.uevent.UeventSocket;
+import io.vfiodp.host.vfio.VfioApiCheck;
+import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.kube.HealthEvents;
 import io.vfiodp.metrics.MetricsAddress;
 import io.vfiodp.metrics.MetricsServer;

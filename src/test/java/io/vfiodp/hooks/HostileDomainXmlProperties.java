@@ -3,8 +3,8 @@ package io.vfiodp.hooks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.vfiodp.host.OpenWatch;
 import io.vfiodp.host.fixtures.Trees;
+import io.vfiodp.host.scan.OpenWatch;
 import io.vfiodp.libvirt.HostdevXml;
 import io.vfiodp.libvirt.LauncherEnv;
 import java.io.IOException;

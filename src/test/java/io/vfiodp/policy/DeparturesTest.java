@@ -3,7 +3,7 @@ package io.vfiodp.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.PciAddress;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.config.PciHostDevice;
 import io.vfiodp.policy.config.PermittedHostDevices;
 import java.io.IOException;

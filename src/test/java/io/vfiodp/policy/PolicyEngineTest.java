@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciAddress;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.Decision.Companion;
 import io.vfiodp.policy.Decision.Exposed;
 import io.vfiodp.policy.Decision.Skipped;

@@ -1,8 +1,8 @@
 package io.vfiodp.serve;
 
-import io.vfiodp.host.Uevent;
-import io.vfiodp.host.UeventQueue;
-import io.vfiodp.host.UeventSocket;
+import io.vfiodp.host.uevent.Uevent;
+import io.vfiodp.host.uevent.UeventQueue;
+import io.vfiodp.host.uevent.UeventSocket;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
