@@ -165,11 +165,23 @@ public final class DemoRun {
                 allocated = printAllocations(kubelet, resources);
             }
             out.println();
-            out.println("== Shut down: final empty device lists sent, plugin sockets removed"
+            out.println("== Shut down: the streams ended without an empty device list, plugin sockets removed"
                     + (onlyKubeletSocketLeft(pluginDir) ? "" : " (some sockets are still there!)"));
+            printWhatTheKubeletKeeps(kubelet, names);
         }
         dra.run(new DraDemoPart.Setting(out, node, workDir, serve, allocated));
         out.flush();
+    }
+
+    /** After SIGTERM: the kubelet keeps each resource for its grace, which hides a restart or an upgrade of serve. */
+    private void printWhatTheKubeletKeeps(KubeletSimulator kubelet, List<String> names) throws InterruptedException, TimeoutException {
+        for (String name : names) {
+            kubelet.watch(name).awaitEnd(WAIT);
+            String kept = kubelet.resource(name).map(r -> "capacity " + r.capacity() + " and allocatable " + r.allocatable()
+                    + " (its devices Unhealthy)").orElse("nothing");
+            out.println("   the kubelet keeps " + name + " at " + kept + " for its " + KubeletSimulator.STOP_GRACE.toMinutes()
+                    + "-minute grace, so a restart or upgrade of serve within it leaves the Node's capacity as it was");
+        }
     }
 
     /** The inventory of the node as the command prints it: pci.ids chosen as serve chooses it, the default policy. */

@@ -1,6 +1,6 @@
 package io.vfiodp.inventory;
 
-import io.vfiodp.dra.DeviceNames;
+import io.vfiodp.dra.model.DeviceNames;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.MdevInstance;
 import io.vfiodp.host.PciAddress;

@@ -234,6 +234,8 @@ class KubeVirtLiveReconcileTest {
 
         assertThat(nvme.awaitEnd(WAIT).isOk()).isTrue();
         assertThat(nvme.updates().getLast().getDevicesCount()).isZero();
+        // a configuration change withdraws the resource: the kubelet counts none of its devices at once
+        assertThat(kubelet.resource("intel.com/NVME").map(r -> r.capacity() + "/" + r.allocatable())).contains("0/0");
         awaitGone(nvmeSocket);
         assertThat(registrationsOf(T4)).isEqualTo(1);
         assertThat(t4.updates()).hasSize(1);

@@ -1,4 +1,4 @@
-package io.vfiodp.dra;
+package io.vfiodp.dra.model;
 
 import java.util.Objects;
 

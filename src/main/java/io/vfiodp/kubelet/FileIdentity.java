@@ -1,4 +1,4 @@
-package io.vfiodp.plugin;
+package io.vfiodp.kubelet;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,11 +1,11 @@
-package io.vfiodp.plugin;
+package io.vfiodp.triggers;
 
 /**
  * A monotonic clock in nanoseconds. Backoffs and wake-ups are measured on it rather than on the
  * wall clock, which NTP may step; tests pass their own to drive time by hand.
  */
 @FunctionalInterface
-interface Ticker {
+public interface Ticker {
 
     Ticker SYSTEM = System::nanoTime;
 
