@@ -46,7 +46,7 @@ public final class PassthroughWatch {
      */
     public PassthroughWatch(DoctorSettings settings, VfioAvailability vfio, Listener listener) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.vfio = new Reading.Found<>(vfio);
+        this.vfio = VfioProbe.answer(vfio, settings.devRoot());
         this.listener = Objects.requireNonNull(listener, "listener");
     }
 

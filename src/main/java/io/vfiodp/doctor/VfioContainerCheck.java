@@ -20,7 +20,7 @@ final class VfioContainerCheck implements Check {
             case Reading.Found<VfioAvailability>(VfioAvailability.Unavailable u) -> new Outcome.Fail(u.reason(),
                     Fix.advice("load the VFIO modules (see vfio.modules); in a pod, mount the host's /dev/vfio"));
             case Reading.Unreadable<VfioAvailability> u -> new Outcome.Warn("not asked: " + u.describe(),
-                    Fix.advice("run doctor as root to ask /dev/vfio/vfio"));
+                    Fix.advice("run `vfio-device-plugin doctor` as root on the host to ask it; VMs get the devices through Allocate either way"));
             case Reading.Absent<VfioAvailability> a -> new Outcome.Fail(a.file() + " does not exist",
                     Fix.advice("load the VFIO modules (see vfio.modules); in a pod, mount the host's /dev/vfio"));
         };

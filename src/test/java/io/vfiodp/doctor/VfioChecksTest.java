@@ -46,10 +46,12 @@ class VfioChecksTest {
 
     @Test
     void aContainerThisProcessMayNotOpenOnlyWarns() {
-        NodeView v = withVfio(view("doctor-ready"), new Reading.Unreadable<>("/dev/vfio/vfio", "permission denied (only root may open it)"));
+        NodeView v = withVfio(view("doctor-ready"), new Reading.Unreadable<>("/dev/vfio/vfio",
+                "this process may not open it (operation not permitted: a pod's device cgroup)"));
 
         assertThat(outcome(new VfioContainerCheck(), v)).isEqualTo(new Outcome.Warn(
-                "not asked: /dev/vfio/vfio: permission denied (only root may open it)", Fix.advice("run doctor as root to ask /dev/vfio/vfio")));
+                "not asked: /dev/vfio/vfio: this process may not open it (operation not permitted: a pod's device cgroup)",
+                Fix.advice("run `vfio-device-plugin doctor` as root on the host to ask it; VMs get the devices through Allocate either way")));
     }
 
     @Test
