@@ -17,10 +17,15 @@ import org.slf4j.LoggerFactory;
  * {@code /readyz} and the metric say why with what holds now (an operator fixing the node
  * changes the answer), and a pass with devices costs a count.
  *
- * <p>{@link #passed} runs on the pass's thread, one pass after another; {@link #nothingToPassThrough}
- * may be read from any thread: it reads the immutable standing the last pass left.
+ * <p>{@link #passed} runs on the pass's thread, one pass after another, and alone changes the
+ * standing; {@link #nothingToPassThrough} may be read from any thread. A first pass that has
+ * devices to serve is examined on a thread of its own, which ends with its log line: on a large
+ * host the examination costs a fifth of the first pass, and the kubelet should not wait for it.
  */
-public final class PassthroughWatch {
+public final class PassthroughWatch implements AutoCloseable {
+
+    static final String THREAD = "vfio-dp-doctor";
+
 
     /** Takes each pass's standing: whether some device can be passed through, and else the failing checks. */
     @FunctionalInterface
@@ -39,6 +44,7 @@ public final class PassthroughWatch {
     private final Listener listener;
     private volatile boolean examined;
     private volatile Standing standing = new Standing(Optional.empty());
+    private volatile Thread summary;
 
     /**
      * @param settings the roots and directories serve was given ({@code --config} is read by serve's passes, not here)
@@ -52,25 +58,53 @@ public final class PassthroughWatch {
 
     public void passed(ScanPolicySource.Evaluation e) {
         boolean possible = PassthroughCheck.usable(e.result()) > 0;
-        if (examined && possible) {
+        if (possible) {
             standing = new Standing(Optional.empty());
             listener.standing(true, List.of());
+            if (!examined) {
+                examined = true;
+                summary = Thread.ofPlatform().daemon().name(THREAD).start(() -> tell(examine(e)));
+            }
             return;
         }
-        Report report = Doctor.examine(NodeReader.view(settings, e.snapshot(), vfio, config(e),
-                new NodeReader.Decided(e.result(), e.permitted(), e.configOrigin(), new Reading.Found<>(e.pciIds().origin().describe())),
-                Optional.empty()));
+        Report report = examine(e);
         if (!examined) {
             examined = true;
-            String line = "doctor: " + report.summary(SUMMARY_NAMES) + (report.verdict() == Verdict.READY ? ""
-                    : "; `vfio-device-plugin doctor` prints every check with its fix");
-            if (report.verdict() == Verdict.READY) log.info("{}", line);
-            else log.warn("{}", line);
+            tell(report);
         }
         List<Finding> failing = report.with(Severity.FAIL);
         standing = new Standing(possible ? Optional.empty()
                 : Optional.of(failing.stream().map(Report::oneLine).collect(Collectors.joining("; "))));
         listener.standing(possible, possible ? List.of() : failing.stream().map(Finding::check).distinct().toList());
+    }
+
+    private Report examine(ScanPolicySource.Evaluation e) {
+        return Doctor.examine(NodeReader.view(settings, e.snapshot(), vfio, config(e),
+                new NodeReader.Decided(e.result(), e.permitted(), e.configOrigin(), new Reading.Found<>(e.pciIds().origin().describe())),
+                Optional.empty()));
+    }
+
+    private static void tell(Report report) {
+        String line = "doctor: " + report.summary(SUMMARY_NAMES) + (report.verdict() == Verdict.READY ? ""
+                : "; `vfio-device-plugin doctor` prints every check with its fix");
+        if (report.verdict() == Verdict.READY) log.info("{}", line);
+        else log.warn("{}", line);
+    }
+
+    /** Waits for the start-up examination's thread, if one runs. */
+    @Override
+    public void close() {
+        Thread t = summary;
+        if (t == null) return;
+        boolean interrupted = false;
+        while (t.isAlive()) {
+            try {
+                t.join();
+            } catch (InterruptedException ex) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
     }
 
     /** Why no device can be passed through, as of the last pass; empty when some device can, or before the first pass. */

@@ -84,7 +84,8 @@ public final class ServeApp implements AutoCloseable {
             ReaderPool readers = closer.add(ReaderPool.forThisMachine());
             SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot(), readers);
             HostScans scans = new HostScans(scanner);
-            PassthroughWatch doctor = new PassthroughWatch(doctorSettings(config), checkVfio(config, metrics), metrics::passthrough);
+            // closed after the runtime whose passes feed it (the closer goes in reverse)
+            PassthroughWatch doctor = closer.add(new PassthroughWatch(doctorSettings(config), checkVfio(config, metrics), metrics::passthrough));
             ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), pciIds, Optional.of(configs.problems()),
                     config.dra().routing(), doctor::passed);
             Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, closer);

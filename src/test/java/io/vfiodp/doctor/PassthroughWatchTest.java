@@ -52,4 +52,14 @@ class PassthroughWatchTest {
         assertThat(watch.nothingToPassThrough()).isEmpty();
         assertThat(told.getLast()).isEqualTo(new Standing(true, List.of()));
     }
+
+    @Test
+    void aFirstPassWithADeviceIsReadyAtOnceAndItsExaminationsThreadEndsWithClose() throws IOException {
+        watch.passed(pass("doctor-ready"));
+        watch.close();
+
+        assertThat(watch.nothingToPassThrough()).isEmpty();
+        assertThat(told).containsExactly(new Standing(true, List.of()));
+        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals(PassthroughWatch.THREAD) && t.isAlive());
+    }
 }
