@@ -33,18 +33,7 @@ record KernelArgs(List<String> words) {
 
     /** Whether {@code name=...} has {@code value} among its comma-separated values ({@code intel_iommu=on,sm_on}). */
     boolean hasValue(String name, String value) {
-        for (String w : words) {
-            if (!name(w).equals(name) || w.indexOf('=') < 0) continue;
-            for (String v : w.substring(w.indexOf('=') + 1).split(",")) {
-                if (v.toLowerCase(Locale.ROOT).equals(value)) return true;
-            }
-        }
-        return false;
-    }
-
-    /** Whether the bare word {@code flag} (or {@code flag=...}) is present. */
-    boolean has(String flag) {
-        return words.stream().anyMatch(w -> name(w).equals(flag));
+        return words.stream().anyMatch(w -> name(w).equals(name) && hasValueIn(w, value));
     }
 
     /** The first word that turns the IOMMU off, if any. */
@@ -76,7 +65,7 @@ record KernelArgs(List<String> words) {
         return false;
     }
 
-    /** The parameter name of a word; the kernel treats {@code -} and {@code _} in module parameter names alike, the checks compare as written. */
+    /** The parameter name of a word, as written. */
     private static String name(String word) {
         int eq = word.indexOf('=');
         return eq < 0 ? word : word.substring(0, eq);

@@ -1,6 +1,7 @@
 package io.vfiodp.host;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -67,7 +68,7 @@ public record KernelFacts(
      * directory where a file belongs), whether or not a check needs it now, in a fixed order.
      */
     public List<Reading.Unreadable<?>> unreadable() {
-        List<Reading.Unreadable<?>> out = new java.util.ArrayList<>();
+        List<Reading.Unreadable<?>> out = new ArrayList<>();
         add(out, iommuUnits);
         iommuUnits.known().ifPresent(units -> units.forEach(u -> add(out, u.ecap())));
         add(out, iommuGroups);
