@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -77,5 +78,17 @@ class InputsAndScanCheckTest {
     void pciIdsSaysWhichCopyNamesTheDevices() {
         assertThat(new InputsCheck().run(view("doctor-ready")).get(1).outcome().detail())
                 .isEqualTo("device names from " + Nodes.PCI_IDS + ", version 2026.10.24: given explicitly, used whatever its version");
+    }
+
+    @Test
+    void aPciIdsFileThatCannotBeReadWarnsAndTheCopyInTheJarNamesTheDevices() {
+        Path missing = dir.resolve("pci.ids");
+        NodeView v = NodeReader.read(new DoctorSettings(Nodes.root("doctor-ready").resolve("sys"), Nodes.root("doctor-ready").resolve("dev"),
+                Nodes.root("doctor-ready").resolve("proc"), Optional.of(missing), Optional.empty(), Nodes.NO_KUBELET), Nodes.AVAILABLE,
+                Optional::empty);
+
+        assertThat(new InputsCheck().run(v).get(1).outcome()).isInstanceOf(Outcome.Warn.class).extracting(Outcome::detail).asString()
+                .startsWith(missing + ": ").endsWith("; names come from the copy in the jar");
+        assertThat(v.policy().desiredState().resources().keySet()).extracting(Object::toString).containsExactly("nvidia.com/TU104GL_TESLA_T4");
     }
 }
