@@ -5,7 +5,7 @@
 # The build stage runs the Maven build with the profile "image" (src/main/image/build.sh): jlink
 # runtime, jar, JVM flags, class-data-sharing archive from a training run of `demo`, launcher.
 # `./mvnw -B verify` runs the same build and tests its result (ImageIT).
-# JDK 25, as the build the figures in the README come from: on 25 the training run writes an AOT
+# JDK 25, as the build the figures in docs/benchmarks.md come from: on 25 the training run writes an AOT
 # cache (JEP 483/514), on 21 only a dynamic CDS archive, which starts slower and loads more classes.
 ARG JDK_IMAGE=eclipse-temurin:25-jdk
 ARG BASE_IMAGE=debian:trixie-slim

@@ -1,5 +1,5 @@
 # Sourced by .ci/run and .ci/run-kernel-tests: what the real-kernel tests (src/test/java/io/vfiodp/kernel,
-# README "Real-kernel tests") boot besides QEMU: Debian's cloud kernel and busybox-static, downloaded with
+# docs/development.md, "Real-kernel tests") boot besides QEMU: Debian's cloud kernel and busybox-static, downloaded with
 # apt-get download and unpacked (never installed) into $VFIO_DP_TOOLS/kernel (default
 # ~/.cache/vfio-device-plugin/kernel) by src/test/kernel/fetch.sh. Needs $SUDO set (empty as root).
 vfiodp_fetch_kernel() {

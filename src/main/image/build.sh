@@ -30,7 +30,7 @@ fi
 modules=$("$java_home/bin/jdeps" --multi-release "$feature" --ignore-missing-deps --print-module-deps "$jar")
 # jdk.jfr is there for netty's buffer events only: netty asks jdk.jfr.FlightRecorder.isAvailable() once,
 # catching any Throwable, and touches its event classes only when that said yes. Without the module the
-# answer is no and the runtime loads none of JFR's Java side (README, "Deployment").
+# answer is no and the runtime loads none of JFR's Java side (docs/deployment.md, "Build").
 modules=$(printf '%s' "$modules" | tr ',' '\n' | grep -vx 'jdk.jfr' | paste -sd, -)
 extra=""
 if [ "$feature" -lt 22 ]; then
@@ -121,8 +121,8 @@ chmod 755 "$out/bin/vfio-device-plugin"
 # on a node never loads them. That process runs with the shipped
 # flags and the launcher's native library path, so that the archive matches the JVM it is used
 # with. JDK 25+ writes an AOT cache: the JDK's and the plugin's classes in one static archive,
-# loaded and linked before main runs (serve starts faster than on the dynamic archive: README,
-# "Deployment"); -XX:SharedArchiveFile maps it like any static archive, so the launcher is the
+# loaded and linked before main runs (serve starts faster than on the dynamic archive: docs/deployment.md,
+# "Build"); -XX:SharedArchiveFile maps it like any static archive, so the launcher is the
 # same for both. Up to JDK 24 (no one-step -XX:AOTCacheOutput) it is a dynamic archive on top of
 # the runtime's default one (jlink --generate-cds-archive). Both are written as serve exits on
 # the demo's SIGTERM.

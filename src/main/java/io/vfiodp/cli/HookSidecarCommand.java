@@ -3,9 +3,11 @@ package io.vfiodp.cli;
 import io.vfiodp.hooks.DomainDefinitionHook;
 import io.vfiodp.hooks.HookSidecarServer;
 import io.vfiodp.libvirt.HostdevXml;
+import io.vfiodp.libvirt.KubeVirtRelease;
 import io.vfiodp.libvirt.LauncherEnv;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import org.slf4j.Logger;
@@ -35,10 +37,17 @@ final class HookSidecarCommand implements Callable<Integer> {
             description = "Read the device variables from NAME=VALUE lines in FILE instead of this process's environment.")
     Path envFile;
 
+    @Option(names = "--kubevirt-version", paramLabel = "VERSION", converter = KubeVirtVersionConverter.class,
+            description = "Follow virt-launcher of this KubeVirt release (X.Y) where releases differ: 1.9 (any v1.9.x) or "
+                    + "1.10 (the coming release, as main is; 'main' works too). Default: the release the VMI's "
+                    + "status.launcherContainerImageVersion names; when it names neither, " + KubeVirtRelease.NEWEST_VERSION
+                    + ", the newest release, with a warning.")
+    KubeVirtRelease kubevirtVersion;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         LauncherEnv env = envFile != null ? LauncherEnv.fromFile(envFile) : LauncherEnv.of(System.getenv());
-        DomainDefinitionHook hook = new DomainDefinitionHook(env, companions, new HostdevXml());
+        DomainDefinitionHook hook = new DomainDefinitionHook(env, companions, Optional.ofNullable(kubevirtVersion), new HostdevXml());
         HookSidecarServer server = HookSidecarServer.start(socketDir, hook);
         // SIGTERM runs shutdown hooks: stop serving and remove the socket before the JVM halts.
         Thread onSigterm = new Thread(server::close, "hook-sidecar-sigterm");

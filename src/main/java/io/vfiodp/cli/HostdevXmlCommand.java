@@ -2,6 +2,7 @@ package io.vfiodp.cli;
 
 import io.vfiodp.libvirt.HostdevPlanner;
 import io.vfiodp.libvirt.HostdevXml;
+import io.vfiodp.libvirt.KubeVirtRelease;
 import io.vfiodp.libvirt.LauncherEnv;
 import io.vfiodp.libvirt.PlanOutcome;
 import io.vfiodp.libvirt.VmiDevices;
@@ -46,6 +47,12 @@ final class HostdevXmlCommand implements Callable<Integer> {
                     + "unless the VMI's vfio-device-plugin.io/companions annotation says \"false\".")
     boolean companions;
 
+    @Option(names = "--kubevirt-version", paramLabel = "VERSION", defaultValue = KubeVirtRelease.NEWEST_VERSION, converter = KubeVirtVersionConverter.class,
+            description = "Write what virt-launcher of this KubeVirt release (X.Y) writes where releases differ: 1.9 "
+                    + "(any v1.9.x) or 1.10 (the coming release, as main is; 'main' works too). Default: ${DEFAULT-VALUE}, "
+                    + "the newest release.")
+    KubeVirtRelease kubevirtVersion;
+
     @Spec
     CommandSpec spec;
 
@@ -61,13 +68,14 @@ final class HostdevXmlCommand implements Callable<Integer> {
             err.println(vmi + ": " + e.getMessage());
             return 1;
         }
-        PlanOutcome plan = new HostdevPlanner().plan(env, vmiDevices, companions);
+        PlanOutcome plan = new HostdevPlanner().plan(env, vmiDevices, companions, kubevirtVersion);
         if (plan instanceof PlanOutcome.Failed failed) {
             err.println(failed.message());
             return 1;
         }
         PlanOutcome.Planned planned = (PlanOutcome.Planned) plan;
         planned.notes().forEach(n -> err.println("note: " + n));
+        planned.warnings().forEach(w -> err.println("warning: " + w));
         HostdevXml xml = new HostdevXml();
         XmlOutcome written = domain == null ? xml.elements(planned.hostdevs()) : xml.merge(Files.readAllBytes(domain), planned.hostdevs());
         return switch (written) {

@@ -1,26 +1,9 @@
 package io.vfiodp.cli;
 
-import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.host.VfioApiCheck;
-import io.vfiodp.host.VfioAvailability;
-import io.vfiodp.inventory.InventoryJson;
-import io.vfiodp.inventory.InventoryReport;
-import io.vfiodp.inventory.InventoryText;
-import io.vfiodp.inventory.SuggestedConfig;
-import io.vfiodp.policy.PolicyEngine;
-import io.vfiodp.policy.PolicyResult;
-import io.vfiodp.policy.config.ConfigFile;
-import io.vfiodp.policy.config.InvalidConfigException;
-import io.vfiodp.policy.config.MdevTypesForNode;
-import io.vfiodp.vgpu.LayoutReport;
-import java.io.IOException;
+import io.vfiodp.inventory.Inventory;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -75,38 +58,23 @@ public final class InventoryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        PciIds pciIds;
-        Optional<ConfigFile.Loaded> config;
-        try {
-            pciIds = PciIds.load(host.pciIds());
-            config = host.config().isPresent() ? Optional.of(ConfigFile.read(host.config().get())) : Optional.empty();
-        } catch (IOException | InvalidConfigException e) {
-            err.println("inventory: " + e.getMessage());
-            err.flush();
-            return 1;
-        }
-        HostSnapshot snapshot = new SysfsScanner(host.sysfsRoot(), host.devRoot()).scan();
-        if (output != null && output.suggestConfig) {
-            out.print(SuggestedConfig.yaml(snapshot, PolicyEngine.evaluate(snapshot, Optional.empty(), pciIds), pciIds));
-            out.flush();
-            return 0;
-        }
-        PolicyResult result = PolicyEngine.evaluate(snapshot, config.flatMap(ConfigFile.Loaded::permittedHostDevices), pciIds);
-        InventoryReport report = InventoryReport.of(snapshot, result, pciIds, host.config().map(Object::toString),
-                config.map(ConfigFile.Loaded::warnings).orElse(List.of()), dra.routing());
-        boolean json = output != null && output.json;
-        // Only /dev/vfio/vfio is opened, never a group node: that would take the group from a running VM.
-        Optional<VfioAvailability> vfio = Optional.of(VfioApiCheck.check(host.devRoot()));
-        out.print(json ? InventoryJson.format(report, vfio) : InventoryText.format(report, vfio));
-        if (!json) {
-            config.flatMap(ConfigFile.Loaded::mediatedDevicesConfiguration).ifPresent(layout -> {
-                out.println();
-                out.print(LayoutReport.table(snapshot, MdevTypesForNode.resolve(layout, nodeLabels)));
-            });
-        }
-        out.flush();
-        return 0;
+        Inventory.Format format = output == null ? Inventory.Format.TABLE
+                : output.json ? Inventory.Format.JSON : Inventory.Format.SUGGESTED_CONFIG;
+        Inventory.Outcome outcome = Inventory.run(new Inventory.Options(host.sysfsRoot(), host.devRoot(), host.pciIds(), host.config(),
+                format, dra.routing(), nodeLabels));
+        return switch (outcome) {
+            case Inventory.Outcome.Printed printed -> {
+                PrintWriter out = spec.commandLine().getOut();
+                out.print(printed.text());
+                out.flush();
+                yield 0;
+            }
+            case Inventory.Outcome.Failed failed -> {
+                PrintWriter err = spec.commandLine().getErr();
+                err.println("inventory: " + failed.reason());
+                err.flush();
+                yield 1;
+            }
+        };
     }
 }

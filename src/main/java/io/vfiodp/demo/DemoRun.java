@@ -1,12 +1,9 @@
 package io.vfiodp.demo;
 
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.inventory.InventoryReport;
-import io.vfiodp.inventory.InventoryText;
-import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.inventory.Inventory;
 import io.vfiodp.policy.DesiredResource;
+import io.vfiodp.policy.DraRouting;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import java.io.IOException;
@@ -134,16 +131,12 @@ public final class DemoRun {
         Path pluginDir = Files.createDirectories(workDir.resolve("device-plugins"));
         out.println("== Node: the t4-numa fixture bundled in the jar, rebuilt in " + node + " (sys/ plays /sys, dev/ plays /dev)");
 
-        PciIds pciIds = PciIds.bundled();
-        ScanPolicySource source = new ScanPolicySource(new SysfsScanner(node.resolve("sys"), node.resolve("dev"))::scan,
-                Optional.empty(), pciIds);
-        ScanPolicySource.Evaluation evaluation = source.evaluate();
+        Inventory.Outcome.Printed inventory = inventory(node);
         out.println();
         out.println("== Inventory (what `inventory` prints for this node)");
-        out.print(InventoryText.format(InventoryReport.of(evaluation.snapshot(), evaluation.result(), pciIds, Optional.empty(),
-                evaluation.configWarnings())));
+        out.print(inventory.text());
 
-        List<DesiredResource> resources = List.copyOf(evaluation.result().desiredState().resources().values());
+        List<DesiredResource> resources = List.copyOf(inventory.evaluation().result().desiredState().resources().values());
         List<String> names = resources.stream().map(r -> r.name().value()).toList();
         out.println();
         List<String> options = serveOptions(node, pluginDir);
@@ -161,11 +154,33 @@ public final class DemoRun {
                 allocated = printAllocations(kubelet, resources);
             }
             out.println();
-            out.println("== Shut down: final empty device lists sent, plugin sockets removed"
+            out.println("== Shut down: the streams ended without an empty device list, plugin sockets removed"
                     + (onlyKubeletSocketLeft(pluginDir) ? "" : " (some sockets are still there!)"));
+            printWhatTheKubeletKeeps(kubelet, names);
         }
         dra.run(new DraDemoPart.Setting(out, node, workDir, serve, allocated));
         out.flush();
+    }
+
+    /** After SIGTERM: the kubelet keeps each resource for its grace, which hides a restart or an upgrade of serve. */
+    private void printWhatTheKubeletKeeps(KubeletSimulator kubelet, List<String> names) throws InterruptedException, TimeoutException {
+        for (String name : names) {
+            kubelet.watch(name).awaitEnd(WAIT);
+            String kept = kubelet.resource(name).map(r -> "capacity " + r.capacity() + " and allocatable " + r.allocatable()
+                    + " (its devices Unhealthy)").orElse("nothing");
+            out.println("   the kubelet keeps " + name + " at " + kept + " for its " + KubeletSimulator.STOP_GRACE.toMinutes()
+                    + "-minute grace, so a restart or upgrade of serve within it leaves the Node's capacity as it was");
+        }
+    }
+
+    /** The inventory of the node as the command prints it: pci.ids chosen as serve chooses it, the default policy. */
+    private static Inventory.Outcome.Printed inventory(Path node) throws IOException {
+        Inventory.Options options = new Inventory.Options(node.resolve("sys"), node.resolve("dev"), Optional.empty(), Optional.empty(),
+                Inventory.Format.TABLE, DraRouting.NONE, Map.of());
+        return switch (Inventory.run(options)) {
+            case Inventory.Outcome.Printed printed -> printed;
+            case Inventory.Outcome.Failed failed -> throw new IOException("inventory of the demo node: " + failed.reason());
+        };
     }
 
     private static void awaitRegistrations(KubeletSimulator kubelet, List<String> names, RunningServe serving) throws InterruptedException {

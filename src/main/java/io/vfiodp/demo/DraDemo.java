@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.vfiodp.demo.kubelet.DraKubeletSimulator;
-import io.vfiodp.dra.DeviceAttributes;
+import io.vfiodp.dra.model.DeviceAttributes;
 import io.vfiodp.dra.DraSettings;
 import io.vfiodp.policy.DeviceKind;
 import io.vfiodp.policy.KubeVirtEnv;

@@ -3,6 +3,7 @@ package io.vfiodp.demo;
 import io.vfiodp.libvirt.DeviceRequest;
 import io.vfiodp.libvirt.HostdevPlanner;
 import io.vfiodp.libvirt.HostdevXml;
+import io.vfiodp.libvirt.KubeVirtRelease;
 import io.vfiodp.libvirt.LauncherEnv;
 import io.vfiodp.libvirt.PlanOutcome;
 import io.vfiodp.libvirt.VgpuDisplay;
@@ -30,7 +31,7 @@ final class HostdevXmlPrinter implements AllocationPrinter {
                         new VgpuDisplay.Unspecified()))
                 .toList();
         PlanOutcome plan = planner.plan(LauncherEnv.of(allocation.response().getEnvsMap()),
-                Optional.of(new VmiDevices(gpus, Optional.of(true))), true);
+                Optional.of(new VmiDevices(gpus, Optional.of(true))), true, KubeVirtRelease.newest());
         XmlOutcome written = switch (plan) {
             case PlanOutcome.Failed f -> new XmlOutcome.Refused(f.problems());
             case PlanOutcome.Planned p -> xml.elements(p.hostdevs());

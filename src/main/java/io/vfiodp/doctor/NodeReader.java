@@ -3,12 +3,14 @@ package io.vfiodp.doctor;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.KernelFacts;
 import io.vfiodp.host.PciFunction;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.Reading;
-import io.vfiodp.host.ReaderPool;
+import io.vfiodp.host.scan.KernelFactsReader;
+import io.vfiodp.host.scan.ResetSupportReader;
+import io.vfiodp.host.scan.ReaderPool;
 import io.vfiodp.host.ResetSupport;
-import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.scan.SysfsScanner;
+import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.kube.kubevirt.KubeVirtCrReading;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.PolicyResult;
@@ -77,10 +79,10 @@ public final class NodeReader {
     /** A view on a snapshot and decision already made (serve's pass), with what the VFIO container answered. */
     public static NodeView view(DoctorSettings settings, HostSnapshot host, Reading<VfioAvailability> vfio, ConfigStatus config,
                                 Decided decided, Optional<KubeVirtCrReading> kubevirt) {
-        KernelFacts kernel = KernelFacts.read(settings.sysRoot(), settings.procRoot(), VfioModulesCheck.MODULES);
+        KernelFacts kernel = KernelFactsReader.read(settings.sysRoot(), settings.procRoot(), VfioModulesCheck.MODULES);
         List<PciFunction> candidates = Devices.candidates(host, decided.permitted());
         return new NodeView(settings.roots(), kernel, host, vfio, config, decided.pciIds(), decided.policy(), decided.permittedFrom(), candidates,
-                ResetSupport.read(settings.sysRoot(), candidates.stream().map(PciFunction::address).toList()),
+                ResetSupportReader.read(settings.sysRoot(), candidates.stream().map(PciFunction::address).toList()),
                 KubeletFacts.read(settings.kubelet()), kubevirt);
     }
 

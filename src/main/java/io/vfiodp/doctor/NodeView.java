@@ -6,7 +6,7 @@ import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.PciFunction;
 import io.vfiodp.host.Reading;
 import io.vfiodp.host.ResetSupport;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.kube.kubevirt.KubeVirtCrReading;
 import io.vfiodp.policy.PolicyResult;
 import java.nio.file.Path;

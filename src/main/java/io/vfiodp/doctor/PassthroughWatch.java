@@ -1,7 +1,7 @@
 package io.vfiodp.doctor;
 
 import io.vfiodp.host.Reading;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.node.ScanPolicySource;
 import java.nio.file.Path;
 import java.util.List;

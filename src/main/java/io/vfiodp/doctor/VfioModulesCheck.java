@@ -2,7 +2,7 @@ package io.vfiodp.doctor;
 
 import io.vfiodp.host.KernelFacts;
 import io.vfiodp.host.Reading;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.vfio.VfioAvailability;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

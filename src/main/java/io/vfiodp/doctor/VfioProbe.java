@@ -1,8 +1,8 @@
 package io.vfiodp.doctor;
 
 import io.vfiodp.host.Reading;
-import io.vfiodp.host.VfioApiCheck;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.vfio.VfioApiCheck;
+import io.vfiodp.host.vfio.VfioAvailability;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;

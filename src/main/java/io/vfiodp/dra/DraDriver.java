@@ -4,18 +4,20 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.vfiodp.dra.claims.Checkpoint;
-import io.vfiodp.dra.claims.ClaimBook;
 import io.vfiodp.dra.claims.ClaimFiles;
 import io.vfiodp.dra.claims.ClaimSource;
+import io.vfiodp.dra.claims.PreparedClaim;
+import io.vfiodp.dra.kubelet.DraPluginInfo;
+import io.vfiodp.dra.kubelet.DriverSockets;
 import io.vfiodp.dra.kubelet.HealthService;
 import io.vfiodp.dra.kubelet.NodeServiceV1;
 import io.vfiodp.dra.kubelet.NodeServiceV1beta1;
-import io.vfiodp.dra.kubelet.PluginSockets;
-import io.vfiodp.dra.kubelet.RegistrationService;
+import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.dra.slices.SlicePublisher;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.triggers.DirectoryWatch;
 import io.vfiodp.triggers.DirectoryWatcher;
+import io.vfiodp.triggers.Ticker;
 import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -78,21 +81,28 @@ public final class DraDriver implements AutoCloseable {
      */
     public static DraDriver start(DraSettings settings, KubernetesClient client, Clock clock, DraListener listener, DirectoryWatcher watcher)
             throws IOException {
+        return start(settings, client, clock, Ticker.SYSTEM, listener, watcher);
+    }
+
+    /** As {@link #start(DraSettings, KubernetesClient, Clock, DraListener, DirectoryWatcher)}, backoffs and wake-ups timed on {@code ticker}. */
+    public static DraDriver start(DraSettings settings, KubernetesClient client, Clock clock, Ticker ticker, DraListener listener,
+                                  DirectoryWatcher watcher) throws IOException {
         Files.createDirectories(settings.pluginDir());
         ClaimFiles files = new ClaimFiles(settings.driverName(), settings.pluginDir(), settings.cdiDir());
-        ClaimBook book = ClaimBook.open(new Checkpoint(settings.pluginDir(), settings.driverName()), files, settings.driverName(),
-                settings.nodeName());
+        Checkpoint checkpoint = new Checkpoint(settings.pluginDir(), settings.driverName());
+        SortedMap<String, PreparedClaim> claims = checkpoint.load();
         EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory(GRPC_THREAD, true));
         Worker rpc = Worker.start(RPC_THREAD);
-        SlicePublisher slices = new SlicePublisher(client, settings.driverName(), settings.nodeName(), settings.sliceResync(), settings.backoff());
+        SlicePublisher slices = new SlicePublisher(client, settings.driverName(), settings.nodeName());
         HealthService health = new HealthService();
         ClaimSource source = new ClaimSource(client);
-        DriverLoop loop = new DriverLoop(settings.driverName(), l -> {
+        DriverLoop loop = new DriverLoop(settings, claims, ticker, clock, listener, l -> {
             NodeServiceV1 v1 = new NodeServiceV1(new KubeletClaims(l, source, files));
-            RegistrationService registration = new RegistrationService(settings.driverName(), settings.draSocket(), l::registered);
-            return new PluginSockets(settings.draSocket(), List.of(v1, new NodeServiceV1beta1(v1), health), health::closeStreams,
-                    settings.registrationSocket(), registration, group, rpc, settings.backoff());
-        }, book, slices, health, new HealthList(settings.nodeName(), clock), listener);
+            DriverSockets sockets = new DriverSockets(settings.draSocket(), List.of(v1, new NodeServiceV1beta1(v1), health), health::closeStreams,
+                    settings.registrationSocket(), DraPluginInfo.registration(settings.driverName(), settings.draSocket(), l::registered), group,
+                    rpc);
+            return new DriverEdges(sockets, health, slices, files, checkpoint);
+        });
         List<DirectoryWatch> watches = new ArrayList<>();
         DraDriver driver = new DraDriver(loop, slices, watches, group, rpc);
         try {
@@ -105,9 +115,6 @@ public final class DraDriver implements AutoCloseable {
             driver.close();
             throw e;
         }
-        loop.every(settings.safetyCheck(), loop::requestCheck);
-        loop.every(settings.healthHeartbeat(), loop::heartbeat);
-        loop.requestCheck();
         return driver;
     }
 

@@ -1,37 +1,49 @@
 package io.vfiodp.dra;
 
-import io.vfiodp.dra.claims.ClaimBook;
-import io.vfiodp.dra.kubelet.HealthService;
-import io.vfiodp.dra.kubelet.PluginSockets;
-import io.vfiodp.dra.slices.SliceLayout;
-import io.vfiodp.dra.slices.SlicePublisher;
+import io.vfiodp.dra.DriverAction.AnswerPrepare;
+import io.vfiodp.dra.DriverAction.AnswerUnprepare;
+import io.vfiodp.dra.DriverAction.Log;
+import io.vfiodp.dra.DriverAction.NotifyHealthChanged;
+import io.vfiodp.dra.DriverAction.RemoveFiles;
+import io.vfiodp.dra.DriverAction.SaveCheckpoint;
+import io.vfiodp.dra.DriverAction.SendHealth;
+import io.vfiodp.dra.DriverAction.StartServer;
+import io.vfiodp.dra.DriverAction.StopServer;
+import io.vfiodp.dra.DriverAction.SyncSlices;
+import io.vfiodp.dra.DriverAction.WakeAt;
+import io.vfiodp.dra.DriverAction.WriteFiles;
+import io.vfiodp.dra.claims.ClaimRef;
+import io.vfiodp.dra.claims.ClaimRequest;
+import io.vfiodp.dra.claims.PrepareAnswer;
+import io.vfiodp.dra.claims.PreparedClaim;
+import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.node.TargetState;
-import io.vfiodp.policy.ResourceName;
-import io.vfiodp.proto.drahealth.v1alpha1.NodeWatchResourcesResponse;
 import io.vfiodp.proto.pluginregistration.v1.RegistrationStatus;
 import io.vfiodp.triggers.CoalescingTrigger;
+import io.vfiodp.triggers.Ticker;
 import io.vfiodp.triggers.Worker;
+import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
-import java.util.function.BiFunction;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The only place that changes the driver's state: the node state, the view built from it, the
- * sockets, the prepared claims, and what goes to the slice publisher, the health streams and the
- * listener. Everything runs on one {@link Worker} ({@value #THREAD_NAME}); a pass is
- * level-triggered like the device-plugin side's reconcile loop: it compares what should be with
- * what is and fixes the difference, so triggers (a file event, a timer, a registration) carry no
- * payload and are coalesced.
+ * The only thread that changes the driver's state, {@value #THREAD_NAME}: what to do is decided
+ * by {@link DriverStep}; this class owns what the step cannot: the thread, the timers, the clocks,
+ * the edges the actions act on ({@link DriverEdges}) and the kubelet's calls waiting for their
+ * answers. Every outcome is fed back to the step before anything else runs. The methods other
+ * threads call only enqueue; every trigger comes with a look at the sockets, so that a trigger
+ * needs no payload. Other threads read the state as it was after a step, never a half-made one.
  */
 final class DriverLoop {
 
@@ -40,72 +52,66 @@ final class DriverLoop {
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.dra");
 
-    private final String driver;
+    private final DraSettings settings;
+    private final DriverStep step;
+    private final Ticker ticker;
+    private final Clock clock;
+    private final DraListener listener;
     private final Worker thread;
     private final CoalescingTrigger checkSoon;
-    private final PluginSockets sockets;
-    private final ClaimBook book;
-    private final SlicePublisher slices;
-    private final HealthService health;
-    private final HealthList healthList;
-    private final DraListener listener;
+    private final DriverEdges edges;
 
-    // Read by other threads, written by this one.
-    private volatile DriverView view = DriverView.EMPTY;
-    private volatile List<String> preparedUids;
+    // Written by this thread only, after each step.
+    private volatile DriverState state;
 
     // Confined to the loop thread.
-    private TargetState target = TargetState.EMPTY;
-    // Until the first state arrives, publishing would wipe the slices a previous run left (and a restart changes nothing).
-    private boolean applied;
-    private boolean viewStale;
-    private List<List<SliceLayout.Entry>> publishedLayout;
-    private NodeWatchResourcesResponse lastHealth;
-    private Optional<Boolean> registered = Optional.empty();
+    private final Map<Long, CompletableFuture<Map<String, PrepareAnswer>>> prepares = new HashMap<>();
+    private final Map<Long, CompletableFuture<Map<String, Optional<String>>>> unprepares = new HashMap<>();
+    private long calls;
     private ScheduledFuture<?> wakeUp;
-    private boolean closed;
 
-    /** @param sockets makes the servers, whose services hand their work to this loop */
-    DriverLoop(String driver, Function<DriverLoop, PluginSockets> sockets, ClaimBook book, SlicePublisher slices, HealthService health,
-               HealthList healthList, DraListener listener) {
-        this.driver = driver;
-        this.book = book;
-        this.slices = slices;
-        this.health = health;
-        this.healthList = healthList;
+    /**
+     * Starts the thread and its timers, then looks at the sockets (so serving starts at once).
+     *
+     * @param claims the claims the checkpoint recorded
+     * @param ticker the step's monotonic time (backoffs, wake-ups)
+     * @param clock  the wall time of the health list's stamps
+     * @param edges  makes what the actions act on; its services hand their work to this loop
+     */
+    DriverLoop(DraSettings settings, SortedMap<String, PreparedClaim> claims, Ticker ticker, Clock clock, DraListener listener,
+               Function<DriverLoop, DriverEdges> edges) {
+        this.settings = settings;
+        this.step = new DriverStep(settings);
+        this.ticker = ticker;
+        this.clock = clock;
         this.listener = listener;
-        this.preparedUids = List.copyOf(book.claims().keySet());
+        this.state = DriverState.initial(claims, ticker.nanos());
         this.thread = Worker.start(THREAD_NAME);
-        this.checkSoon = new CoalescingTrigger(thread, guarded(this::pass));
-        this.sockets = sockets.apply(this);
+        this.checkSoon = new CoalescingTrigger(thread, guarded(() -> feedWithLook(null)));
+        this.edges = edges.apply(this);
+        thread.every(settings.safetyCheck(), this::requestCheck);
+        thread.every(settings.healthHeartbeat(), guarded(() -> feedWithLook(new DriverEvent.Heartbeat())));
+        thread.every(settings.sliceResync(), guarded(() -> feedWithLook(new DriverEvent.ResyncSlices())));
+        requestCheck();
     }
 
-    /** Runs {@code task} on the loop thread every {@code period}. */
-    void every(Duration period, Runnable task) {
-        thread.every(period, guarded(task));
-    }
-
+    /** The view gRPC handlers read right now. */
     DriverView view() {
-        return view;
+        return state.view();
     }
 
+    /** Whether claim {@code uid} was prepared as of the last step: then the API need not be asked. */
     boolean isPrepared(String uid) {
-        return preparedUids.contains(uid);
+        return state.claims().containsKey(uid);
     }
 
     DraListener listener() {
         return listener;
     }
 
+    /** Offer {@code next}'s DRA part from now on. */
     void apply(TargetState next) {
-        enqueue(() -> {
-            if (!next.equals(target) || !applied) {
-                target = next;
-                viewStale = true;
-            }
-            applied = true;
-            pass();
-        });
+        enqueue(() -> feedWithLook(new DriverEvent.TargetChanged(next)));
     }
 
     /** Look at the sockets again; cheap and coalesced, call it on any hint. */
@@ -113,58 +119,41 @@ final class DriverLoop {
         checkSoon.fire();
     }
 
+    /** The kubelet's plugin watcher's verdict on our registration. */
     void registered(RegistrationStatus status) {
-        enqueue(() -> {
-            registered = Optional.of(status.getPluginRegistered());
-            if (status.getPluginRegistered()) {
-                log.info("DRA: registered with the kubelet; checking this node's ResourceSlices (the kubelet removes them when it starts)");
-                slices.requestSync();
-            } else {
-                log.warn("DRA: the kubelet refused the registration: {}", status.getError());
-            }
-        });
+        enqueue(() -> feedWithLook(new DriverEvent.RegistrationVerdict(status.getPluginRegistered(), status.getError())));
     }
 
-    /** Repeats the health list on every stream, so the kubelet does not time the devices out. */
-    void heartbeat() {
-        if (lastHealth != null) health.publish(lastHealth);
-    }
-
-    /** Runs {@code work} with the claim book on the loop thread; the result also updates what other threads read. */
-    <T> CompletableFuture<T> withBook(BiFunction<ClaimBook, DriverView, T> work) {
-        return onLoop(() -> {
-            try {
-                return work.apply(book, view);
-            } finally {
-                preparedUids = List.copyOf(book.claims().keySet());
-            }
-        });
-    }
-
-    CompletableFuture<DraStatus> status() {
-        return onLoop(() -> {
-            Map<ResourceName, int[]> counts = new LinkedHashMap<>();
-            for (DraDevice d : view.devices().values()) {
-                int[] c = counts.computeIfAbsent(d.resource(), r -> new int[2]);
-                c[0]++;
-                if (d.healthy()) c[1]++;
-            }
-            List<DraStatus.Resource> resources = new ArrayList<>();
-            counts.forEach((name, c) -> resources.add(new DraStatus.Resource(name, c[0], c[1])));
-            SlicePublisher.Published p = slices.published();
-            return new DraStatus(driver, sockets.serving(), registered, resources, book.claims().size(), p.generation(), p.problem());
-        });
-    }
-
-    private <T> CompletableFuture<T> onLoop(Supplier<T> work) {
-        CompletableFuture<T> f = new CompletableFuture<>();
+    /** Prepares {@code requests}: by claim UID, the answer, once the checkpoint holds what changed. */
+    CompletableFuture<Map<String, PrepareAnswer>> prepare(List<ClaimRequest> requests) {
+        CompletableFuture<Map<String, PrepareAnswer>> answer = new CompletableFuture<>();
         if (!enqueue(() -> {
-            try {
-                f.complete(work.get());
-            } catch (RuntimeException e) {
-                f.completeExceptionally(e);
-            }
+            long call = ++calls;
+            prepares.put(call, answer);
+            feedWithLook(new DriverEvent.PrepareRequested(call, requests));
         })) {
+            answer.completeExceptionally(new IllegalStateException("the DRA driver is shutting down"));
+        }
+        return answer;
+    }
+
+    /** Unprepares {@code refs}: by claim UID, its error, empty when it is unprepared. */
+    CompletableFuture<Map<String, Optional<String>>> unprepare(List<ClaimRef> refs) {
+        CompletableFuture<Map<String, Optional<String>>> answer = new CompletableFuture<>();
+        if (!enqueue(() -> {
+            long call = ++calls;
+            unprepares.put(call, answer);
+            feedWithLook(new DriverEvent.UnprepareRequested(call, refs));
+        })) {
+            answer.completeExceptionally(new IllegalStateException("the DRA driver is shutting down"));
+        }
+        return answer;
+    }
+
+    /** The driver's standing, answered after everything enqueued before. */
+    CompletableFuture<DraStatus> status() {
+        CompletableFuture<DraStatus> f = new CompletableFuture<>();
+        if (!enqueue(() -> f.complete(state.status(settings.driverName())))) {
             f.completeExceptionally(new IllegalStateException("the DRA driver is shutting down"));
         }
         return f;
@@ -174,9 +163,8 @@ final class DriverLoop {
         return thread.offer(guarded(task));
     }
 
-    private Runnable guarded(Runnable task) {
+    private static Runnable guarded(Runnable task) {
         return () -> {
-            if (closed) return;
             try {
                 task.run();
             } catch (RuntimeException e) {
@@ -185,49 +173,62 @@ final class DriverLoop {
         };
     }
 
-    private void pass() {
-        long now = System.nanoTime();
-        sockets.ensure(now);
-        if (viewStale) {
-            DriverView next = DriverView.of(target);
-            reportHealthChanges(view, next);
-            view = next;
-            viewStale = false;
-        }
-        if (applied) publish();
-        if (wakeUp != null) wakeUp.cancel(false);
-        wakeUp = sockets.nextAttempt().map(at -> thread.schedule(this::requestCheck, Duration.ofNanos(at - now))).orElse(null);
+    /** Feeds {@code event} (if any) together with a look at the sockets: the step always decides on fresh observations. */
+    private void feedWithLook(DriverEvent event) {
+        DriverEvent look = new DriverEvent.Checked(edges.gone());
+        feed(event == null ? List.of(look) : List.of(event, look));
     }
 
-    private void reportHealthChanges(DriverView before, DriverView after) {
-        for (DraDevice d : after.devices().values()) {
-            DraDevice was = before.devices().get(d.name());
-            if (was != null && !was.device().health().equals(d.device().health())) {
-                listener.healthChanged(d.resource(), d.device().id(), was.device().health(), d.device().health());
+    /** Runs the step on {@code first}, carries out its actions, and feeds back their outcomes until none is left. */
+    private void feed(List<DriverEvent> first) {
+        Queue<List<DriverEvent>> events = new ArrayDeque<>(List.of(first));
+        while (!events.isEmpty()) {
+            DriverStep.Result result = step.next(state, events.remove(), new Now(ticker.nanos(), clock.instant()));
+            state = result.state();
+            if (wakeUp != null) wakeUp.cancel(false);
+            wakeUp = null;
+            for (DriverAction action : result.actions()) {
+                try {
+                    execute(action, events);
+                } catch (RuntimeException e) {
+                    // The state already counts on the rest: one action that fails must not skip them.
+                    log.error("DRA action {} failed", action.getClass().getSimpleName(), e);
+                }
             }
         }
     }
 
-    private void publish() {
-        List<List<SliceLayout.Entry>> layout = SliceLayout.of(view);
-        if (!layout.equals(publishedLayout)) {
-            publishedLayout = layout;
-            slices.publish(layout);
-        }
-        NodeWatchResourcesResponse list = healthList.of(view);
-        if (!list.equals(lastHealth)) {
-            lastHealth = list;
-            health.publish(list);
+    private void execute(DriverAction action, Queue<List<DriverEvent>> outcomes) {
+        switch (action) {
+            case StartServer s -> outcomes.add(List.of(edges.start(s)));
+            case StopServer s -> edges.stop(s.generation());
+            case WakeAt w -> wakeUp = thread.schedule(this::requestCheck, Duration.ofNanos(w.nanos() - ticker.nanos()));
+            case SendHealth h -> edges.sendHealth(h.list());
+            case SyncSlices s -> edges.sync(s, outcome -> enqueue(() -> feed(List.of(outcome))));
+            case NotifyHealthChanged h -> listener.healthChanged(h.resource(), h.deviceId(), h.from(), h.to());
+            case WriteFiles w -> outcomes.add(List.of(edges.write(w)));
+            case RemoveFiles r -> outcomes.add(List.of(edges.remove(r)));
+            case SaveCheckpoint s -> outcomes.add(List.of(edges.save(s)));
+            case AnswerPrepare a -> Optional.ofNullable(prepares.remove(a.call())).ifPresent(f -> f.complete(a.answers()));
+            case AnswerUnprepare a -> Optional.ofNullable(unprepares.remove(a.call())).ifPresent(f -> f.complete(a.errors()));
+            // As an argument, so that a problem text holding "{}" is printed as it is.
+            case Log l -> log.atLevel(l.level()).log("{}", l.message());
         }
     }
 
-    /** Ends the streams, stops both servers (removing their sockets) and the thread. Idempotent. */
+    /** Answers the calls still open, stops both servers (removing their sockets), the publisher and the thread. Idempotent. */
     void close() {
         thread.closeAfter(() -> {
-            if (closed) return;
-            closed = true;
+            if (state.closed()) return;
             if (wakeUp != null) wakeUp.cancel(false);
-            sockets.close();
+            try {
+                feed(List.of(new DriverEvent.Close()));
+            } finally {
+                IllegalStateException closing = new IllegalStateException("the DRA driver is shutting down");
+                prepares.values().forEach(f -> f.completeExceptionally(closing));
+                unprepares.values().forEach(f -> f.completeExceptionally(closing));
+                edges.close();
+            }
         }, CLOSE_WAIT);
     }
 }

@@ -1,8 +1,10 @@
 package io.vfiodp.dra;
 
-import io.vfiodp.dra.claims.ClaimBook;
 import io.vfiodp.dra.claims.ClaimFiles;
+import io.vfiodp.dra.claims.ClaimRef;
+import io.vfiodp.dra.claims.ClaimRequest;
 import io.vfiodp.dra.claims.ClaimSource;
+import io.vfiodp.dra.claims.PrepareAnswer;
 import io.vfiodp.dra.kubelet.ClaimHandler;
 import io.vfiodp.proto.dra.v1.Claim;
 import io.vfiodp.proto.dra.v1.Device;
@@ -25,9 +27,9 @@ import java.util.regex.Pattern;
 
 /**
  * The kubelet's prepare and unprepare calls, on the gRPC handler thread: claims not prepared yet
- * are read from the API here (slow calls stay off the driver's thread), then the claim book does
- * the rest on the driver's thread. Every claim of a call gets its own answer; a bad one never
- * fails the others.
+ * are read from the API here (slow calls stay off the driver's thread), then the driver's step
+ * decides the rest on its thread, and the answer comes back once the checkpoint holds it. Every
+ * claim of a call gets its own answer; a bad one never fails the others.
  */
 final class KubeletClaims implements ClaimHandler {
 
@@ -50,7 +52,7 @@ final class KubeletClaims implements ClaimHandler {
     @Override
     public NodePrepareResourcesResponse prepare(NodePrepareResourcesRequest request) {
         NodePrepareResourcesResponse.Builder out = NodePrepareResourcesResponse.newBuilder();
-        List<ClaimBook.Request> requests = new ArrayList<>();
+        List<ClaimRequest> requests = new ArrayList<>();
         for (Claim c : request.getClaimsList()) {
             Optional<String> bad = malformed(c);
             if (bad.isPresent()) {
@@ -58,14 +60,14 @@ final class KubeletClaims implements ClaimHandler {
                 continue;
             }
             Optional<ClaimSource.Fetched> fetched = loop.isPrepared(c.getUid()) ? Optional.empty() : Optional.of(source.fetch(c.getNamespace(), c.getName()));
-            requests.add(new ClaimBook.Request(c.getNamespace(), c.getUid(), c.getName(), fetched));
+            requests.add(new ClaimRequest(c.getNamespace(), c.getUid(), c.getName(), fetched));
         }
         if (requests.isEmpty()) return out.build();
-        Map<String, ClaimBook.Answer> answers;
+        Map<String, PrepareAnswer> answers;
         try {
-            answers = loop.withBook((book, view) -> book.prepare(requests, view)).get(LOOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            answers = loop.prepare(requests).get(LOOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
-            for (ClaimBook.Request r : requests) {
+            for (ClaimRequest r : requests) {
                 out.putClaims(r.uid(), failed("the DRA driver could not prepare the claim: " + e));
             }
             return out.build();
@@ -74,8 +76,8 @@ final class KubeletClaims implements ClaimHandler {
             throw new IllegalStateException("interrupted", e);
         }
         answers.forEach((uid, a) -> out.putClaims(uid, switch (a) {
-            case ClaimBook.Failed f -> failed(f.reason());
-            case ClaimBook.Prepared p -> {
+            case PrepareAnswer.Failed f -> failed(f.reason());
+            case PrepareAnswer.Prepared p -> {
                 NodePrepareResourceResponse.Builder b = NodePrepareResourceResponse.newBuilder();
                 for (ClaimFiles.CdiDevices d : files.cdiDevices(p.claim())) {
                     b.addDevices(Device.newBuilder().addRequestNames(d.device().baseRequest()).setPoolName(d.device().pool())
@@ -90,22 +92,22 @@ final class KubeletClaims implements ClaimHandler {
     @Override
     public NodeUnprepareResourcesResponse unprepare(NodeUnprepareResourcesRequest request) {
         NodeUnprepareResourcesResponse.Builder out = NodeUnprepareResourcesResponse.newBuilder();
-        List<ClaimBook.Ref> refs = new ArrayList<>();
+        List<ClaimRef> refs = new ArrayList<>();
         for (Claim c : request.getClaimsList()) {
             Optional<String> bad = malformed(c);
             if (bad.isPresent()) {
                 out.putClaims(c.getUid(), NodeUnprepareResourceResponse.newBuilder().setError(bad.get()).build());
             } else {
-                refs.add(new ClaimBook.Ref(c.getNamespace(), c.getUid(), c.getName()));
+                refs.add(new ClaimRef(c.getNamespace(), c.getUid(), c.getName()));
             }
         }
         if (refs.isEmpty()) return out.build();
         Map<String, Optional<String>> answers;
         try {
-            answers = loop.withBook((book, view) -> book.unprepare(refs)).get(LOOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            answers = loop.unprepare(refs).get(LOOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             answers = new LinkedHashMap<>();
-            for (ClaimBook.Ref r : refs) answers.put(r.uid(), Optional.of("the DRA driver could not unprepare the claim: " + e));
+            for (ClaimRef r : refs) answers.put(r.uid(), Optional.of("the DRA driver could not unprepare the claim: " + e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);

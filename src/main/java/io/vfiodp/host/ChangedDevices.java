@@ -7,9 +7,9 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
- * The devices whose sysfs entries changed, as kernel uevents name them: what
- * {@link SysfsScanner#rescan} reads again. Merging two sets of changes is their union, so a burst
- * of events coalesces into one rescan.
+ * The devices whose sysfs entries changed, as kernel uevents name them: what the scan's
+ * {@code rescan} reads again. Merging two sets of changes is their union, so a burst of events
+ * coalesces into one rescan.
  *
  * @param functions PCI functions added, removed, bound, unbound or changed
  * @param mdevs     mediated devices (UUIDs) added, removed or changed

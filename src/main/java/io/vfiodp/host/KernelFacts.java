@@ -1,23 +1,19 @@
 package io.vfiodp.host;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * What the running kernel shows of its IOMMU, VFIO and interrupt set-up, read from the trees that
  * play {@code /sys} and {@code /proc}: the facts behind "can this node pass devices through". Each
  * fact is a {@link Reading}, so a missing or garbled file is one fact the caller reports, never
- * an exception.
+ * an exception. {@code host.scan}'s {@code KernelFactsReader} reads them.
  *
  * @param iommuUnits   {@code class/iommu}: the IOMMU hardware units a driver registered (DMAR, IVHD, SMMU ...)
  * @param iommuGroups  the number of entries of {@code kernel/iommu_groups}
@@ -52,15 +48,6 @@ public record KernelFacts(
         Objects.requireNonNull(commandLine, "commandLine");
         Objects.requireNonNull(interrupts, "interrupts");
         Objects.requireNonNull(cpuVendor, "cpuVendor");
-    }
-
-    /**
-     * Reads the facts from {@code sysRoot} and {@code procRoot}, never following a link out of
-     * either; {@code moduleParameters} names the modules to look for and, for each, the
-     * parameters to read ({@code vfio_iommu_type1} → {@code allow_unsafe_interrupts}).
-     */
-    public static KernelFacts read(Path sysRoot, Path procRoot, Map<String, List<String>> moduleParameters) {
-        return new KernelFactsReader(sysRoot, procRoot).read(moduleParameters);
     }
 
     /**
@@ -133,10 +120,5 @@ public record KernelFacts(
             Objects.requireNonNull(remapped, "remapped");
             Objects.requireNonNull(direct, "direct");
         }
-    }
-
-    /** A sorted, unmodifiable copy. */
-    static SortedSet<String> sorted(Set<String> names) {
-        return Collections.unmodifiableSortedSet(new TreeSet<>(names));
     }
 }

@@ -2,7 +2,7 @@ package io.vfiodp.inventory;
 
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.ScanProblem;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.inventory.InventoryReport.ResourceSummary;
 import io.vfiodp.inventory.InventoryReport.Row;
 import io.vfiodp.policy.Decision;
@@ -22,7 +22,7 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * The inventory as a JSON document for tools. Stable: every key is always present (null when it
  * does not apply), keys come in a fixed order, rows in the report's order (PCI functions by
- * address, then mdevs by UUID). The schema is documented in the README and versioned by
+ * address, then mdevs by UUID). The schema is documented in docs/inventory.md and versioned by
  * {@value #SCHEMA}.
  */
 public final class InventoryJson {

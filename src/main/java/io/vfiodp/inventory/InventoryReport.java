@@ -1,13 +1,13 @@
 package io.vfiodp.inventory;
 
-import io.vfiodp.dra.DeviceNames;
+import io.vfiodp.dra.model.DeviceNames;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.MdevInstance;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.PciFunction;
-import io.vfiodp.host.PciIds;
 import io.vfiodp.host.ScanProblem;
 import io.vfiodp.host.VgpuVf;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.Decision;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DeviceKind;

@@ -2,7 +2,7 @@ package io.vfiodp.inventory;
 
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.ScanProblem;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.inventory.InventoryReport.ResourceSummary;
 import io.vfiodp.inventory.InventoryReport.Row;
 import io.vfiodp.policy.Decision;

@@ -1,17 +1,17 @@
 package io.vfiodp.inventory;
 
-import io.vfiodp.policy.PermittedSelectors;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.MdevInstance;
 import io.vfiodp.host.MdevParent;
 import io.vfiodp.host.MdevType;
 import io.vfiodp.host.PciFunction;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.Decision;
 import io.vfiodp.policy.DefaultNames;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DeviceKind;
 import io.vfiodp.policy.ExposedDevice;
+import io.vfiodp.policy.PermittedSelectors;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.PolicyResult;
 import io.vfiodp.policy.ResourceName;

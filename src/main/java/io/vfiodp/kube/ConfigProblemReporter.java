@@ -1,23 +1,20 @@
 package io.vfiodp.kube;
 
-import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.policy.PolicyProblem;
 import io.vfiodp.triggers.NewLines;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Tells the operator about the permittedHostDevices entries the policy skipped or overrode: one
- * log line when a problem first appears (not on every rescan), a Warning Event on the Node
- * (re-posted while the problem lasts, rate-limited by {@link NodeEventRecorder}) and the
- * {@code vfio_dp_config_entry_errors} metric. Called after every policy evaluation, on the
- * reconcile thread; it never blocks on the API server.
+ * log line when a problem first appears (not on every rescan), and a Warning Event on the Node
+ * (re-posted while the problem lasts, rate-limited by {@link NodeEventRecorder}); serve counts the
+ * same problems in the metrics beside it. Called after every policy evaluation, on the reconcile
+ * thread; it never blocks on the API server.
  */
 public final class ConfigProblemReporter {
 
@@ -27,15 +24,12 @@ public final class ConfigProblemReporter {
     public static final String REASON_OVERRIDDEN = "OverriddenPermittedHostDevice";
 
     private static final Logger LOG = LoggerFactory.getLogger(ConfigProblemReporter.class);
-    private static final Pattern ENTRY = Pattern.compile("^((?:pciHostDevices|mediatedDevices)\\[\\d+])");
 
     private final Optional<NodeEventRecorder> events;
-    private final ServingMetrics metrics;
     private final NewLines newLines = new NewLines();
 
-    public ConfigProblemReporter(Optional<NodeEventRecorder> events, ServingMetrics metrics) {
+    public ConfigProblemReporter(Optional<NodeEventRecorder> events) {
         this.events = Objects.requireNonNull(events, "events");
-        this.metrics = Objects.requireNonNull(metrics, "metrics");
     }
 
     /**
@@ -45,34 +39,11 @@ public final class ConfigProblemReporter {
      */
     public void report(String source, List<PolicyProblem> problems) {
         List<String> lines = new ArrayList<>();
-        List<ServingMetrics.EntryErrorLabels> labels = new ArrayList<>();
         for (PolicyProblem p : problems) {
             String line = source + ": " + p.message();
             lines.add(line);
             events.ifPresent(e -> e.warn(p.severity() == PolicyProblem.Severity.ERROR ? REASON_INVALID : REASON_OVERRIDDEN, line));
-            labels.add(labels(p));
         }
         for (String fresh : newLines.since(lines)) LOG.warn("{}", fresh);
-        metrics.setConfigEntryErrors(labels);
-    }
-
-    /**
-     * The metric labels of a problem. The policy writes every entry problem as
-     * {@code <list>[<index>] ...}; the reason is read from the wording it uses for each kind.
-     */
-    public static ServingMetrics.EntryErrorLabels labels(PolicyProblem p) {
-        Matcher m = ENTRY.matcher(p.message());
-        String entry = m.find() ? m.group(1) : "configuration";
-        String text = p.message();
-        String reason;
-        if (text.contains("repeats the selector")) reason = "duplicate_selector";
-        else if (text.contains("so KubeVirt's virt-handler serves those devices")) reason = "served_by_kubevirt";
-        else if (text.contains("cannot mix")) reason = "mixed_kinds";
-        else if (text.contains("pciVendorSelector must be") || text.contains("mdevNameSelector is empty")
-                || text.contains("mdevNameSelector contains")) reason = "malformed_selector";
-        else if (text.contains("has no domain prefix")) reason = "missing_domain";
-        else if (text.contains("resource name")) reason = "invalid_resource_name";
-        else reason = "other";
-        return new ServingMetrics.EntryErrorLabels(reason, entry);
     }
 }

@@ -35,8 +35,9 @@ import java.util.regex.Pattern;
  *       hands its first device to an entry of each and libvirt refuses the domain; with one
  *       pool each entry gets its own.</li>
  *   <li>Aliases {@code ua-gpu-<name>} and {@code ua-hostdevice-<name>}.</li>
- *   <li>Display and ramfb by KubeVirt's rules for {@code gpus[]} ({@link GpuDisplays}); more
- *       than one {@code gpus[]} entry enabling ramfb is refused, as KubeVirt refuses it.</li>
+ *   <li>Display and ramfb by KubeVirt's rules for {@code gpus[]} ({@link GpuDisplays}), of the
+ *       release asked for ({@link KubeVirtRelease}); more than one {@code gpus[]} entry enabling
+ *       ramfb is refused, as KubeVirt refuses it.</li>
  *   <li>Without a VMI: every device variable, PCI ones first, each kind in name order, each
  *       device in value order; no display.</li>
  * </ul>
@@ -51,10 +52,11 @@ public final class HostdevPlanner {
 
     /**
      * @param companionsOption companions wanted unless the VMI's annotation says otherwise
+     * @param release          the KubeVirt release whose virt-launcher to follow where releases differ
      */
-    public PlanOutcome plan(LauncherEnv env, Optional<VmiDevices> vmi, boolean companionsOption) {
+    public PlanOutcome plan(LauncherEnv env, Optional<VmiDevices> vmi, boolean companionsOption, KubeVirtRelease release) {
         boolean companions = vmi.flatMap(VmiDevices::companions).orElse(companionsOption);
-        Work work = new Work(env, companions);
+        Work work = new Work(env, companions, release);
         if (vmi.isPresent()) {
             work.fromVmi(vmi.get());
         } else {
@@ -67,20 +69,23 @@ public final class HostdevPlanner {
     private static final class Work {
         private final LauncherEnv env;
         private final boolean companions;
+        private final KubeVirtRelease release;
         private final Set<String> problems = new LinkedHashSet<>();
         private final Set<String> notes = new LinkedHashSet<>();
+        private final List<String> warnings = new ArrayList<>();
         private final List<PlannedHostdev> planned = new ArrayList<>();
         private final AddressPool pool = new AddressPool();
         private final Map<String, Optional<Map<PciAddress, List<PciAddress>>>> companionsByVariable = new HashMap<>();
 
-        Work(LauncherEnv env, boolean companions) {
+        Work(LauncherEnv env, boolean companions, KubeVirtRelease release) {
             this.env = env;
             this.companions = companions;
+            this.release = release;
         }
 
         PlanOutcome outcome() {
             if (!problems.isEmpty()) return new PlanOutcome.Failed(List.copyOf(problems));
-            return new PlanOutcome.Planned(planned, List.copyOf(notes));
+            return new PlanOutcome.Planned(planned, List.copyOf(notes), warnings);
         }
 
         /** An entry with the variable that serves it and that variable's IDs. */
@@ -126,8 +131,15 @@ public final class HostdevPlanner {
                 }
             }
             GpuDisplays.ramfbConflict(vmi).ifPresent(problems::add);
-            Map<DeviceRequest, GpuDisplays.Choice> displays = GpuDisplays.choose(vmi,
-                    drawn.stream().map(d -> new GpuDisplays.Device(d.request(), d.variable().kind())).toList());
+            List<GpuDisplays.Device> devices = drawn.stream().map(d -> new GpuDisplays.Device(d.request(), d.variable().kind())).toList();
+            Map<DeviceRequest, GpuDisplays.Choice> displays = GpuDisplays.choose(vmi, devices, release);
+            List<String> unset = GpuDisplays.unsetMdevRamfbs(devices);
+            if (!unset.isEmpty()) {
+                warnings.add(vmi.describe() + ": " + String.join(", ", unset) + " " + (unset.size() == 1 ? "is" : "are")
+                        + " {} (enabled unset) on an mdev vGPU; virt-launcher (v1.9.0 and main) would crash on it, dereferencing the"
+                        + " unset enabled (hostdev.go, createMDEVHostDeviceWithDisplay). virt-api sets enabled: true when it admits a VMI,"
+                        + " so this one did not pass its defaults; written with display and ramfb, as for enabled: true");
+            }
             for (Drawn d : drawn.stream().sorted(KUBEVIRT_ORDER).toList()) {
                 GpuDisplays.Choice display = displays.getOrDefault(d.request(), GpuDisplays.Choice.NONE);
                 if (d.variable().kind() == DeviceKind.PCI) {

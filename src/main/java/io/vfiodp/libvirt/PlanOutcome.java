@@ -8,11 +8,19 @@ public sealed interface PlanOutcome {
     /**
      * @param hostdevs in VMI order (gpus, then hostDevices), or variable-name order without a VMI
      * @param notes    things worth a log line that did not stop the plan
+     * @param warnings what KubeVirt itself would fail on where the helper goes on, each naming the
+     *                 VMI and the field
      */
-    record Planned(List<PlannedHostdev> hostdevs, List<String> notes) implements PlanOutcome {
+    record Planned(List<PlannedHostdev> hostdevs, List<String> notes, List<String> warnings) implements PlanOutcome {
         public Planned {
             hostdevs = List.copyOf(hostdevs);
             notes = List.copyOf(notes);
+            warnings = List.copyOf(warnings);
+        }
+
+        /** A plan without warnings. */
+        public Planned(List<PlannedHostdev> hostdevs, List<String> notes) {
+            this(hostdevs, notes, List.of());
         }
     }
 

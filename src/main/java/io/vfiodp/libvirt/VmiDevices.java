@@ -7,19 +7,24 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
  * The part of a VirtualMachineInstance the helper reads: {@code spec.domain.devices.gpus[]},
- * then {@code hostDevices[]}, and our companions annotation.
+ * then {@code hostDevices[]}, our companions annotation, its name and the virt-launcher running it.
  *
- * @param requests    entries in VMI order, gpus first; DRA entries ({@code claimName}) are left
- *                    out because no env var carries their devices
- * @param companions  the {@value #COMPANIONS_ANNOTATION} annotation when present
- * @param claimedGpus the {@code gpus[]} entries with a {@code claimName}: no device of ours, but
- *                    KubeVirt weighs their display settings with every other {@code gpus[]} entry
+ * @param requests      entries in VMI order, gpus first; DRA entries ({@code claimName}) are left
+ *                      out because no env var carries their devices
+ * @param companions    the {@value #COMPANIONS_ANNOTATION} annotation when present
+ * @param claimedGpus   the {@code gpus[]} entries with a {@code claimName}: no device of ours, but
+ *                      KubeVirt weighs their display settings with every other {@code gpus[]} entry
+ * @param name          {@code namespace/name} from its metadata, as messages name it ({@code VMI default/vm1});
+ *                      empty when the document has neither
+ * @param launcherImage {@code status.launcherContainerImageVersion} when set ({@link LauncherImage})
  */
-public record VmiDevices(List<DeviceRequest> requests, Optional<Boolean> companions, List<ClaimedGpu> claimedGpus) {
+public record VmiDevices(List<DeviceRequest> requests, Optional<Boolean> companions, List<ClaimedGpu> claimedGpus, String name,
+                         Optional<String> launcherImage) {
 
     /** VMI annotation asking for companion functions ({@code "true"} / {@code "false"}). */
     public static final String COMPANIONS_ANNOTATION = "vfio-device-plugin.io/companions";
@@ -35,11 +40,18 @@ public record VmiDevices(List<DeviceRequest> requests, Optional<Boolean> compani
     public VmiDevices {
         requests = List.copyOf(requests);
         claimedGpus = List.copyOf(claimedGpus);
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(launcherImage, "launcherImage");
     }
 
-    /** A VMI without DRA {@code gpus[]} entries. */
+    /** A VMI without DRA {@code gpus[]} entries, name or status. */
     public VmiDevices(List<DeviceRequest> requests, Optional<Boolean> companions) {
-        this(requests, companions, List.of());
+        this(requests, companions, List.of(), "", Optional.empty());
+    }
+
+    /** How messages name the VMI: {@code VMI default/vm1}, or {@code the VMI} without metadata. */
+    public String describe() {
+        return name.isEmpty() ? "the VMI" : "VMI " + name;
     }
 
     /**
@@ -66,7 +78,19 @@ public record VmiDevices(List<DeviceRequest> requests, Optional<Boolean> compani
                 entry(section, i, list.get(i), claimed).ifPresent(requests::add);
             }
         }
-        return new VmiDevices(requests, companionsAnnotation(root), claimed);
+        return new VmiDevices(requests, companionsAnnotation(root), claimed, name(root.path("metadata")),
+                optionalText(root.path("status"), "launcherContainerImageVersion", "VMI status"));
+    }
+
+    private static String name(JsonNode metadata) {
+        String name = optionalText(metadata, "name", "VMI metadata").orElse("");
+        String namespace = optionalText(metadata, "namespace", "VMI metadata").orElse("");
+        return namespace.isEmpty() || name.isEmpty() ? name : namespace + "/" + name;
+    }
+
+    private static Optional<String> optionalText(JsonNode node, String field, String where) {
+        String v = node.isObject() ? text(node, field, where) : "";
+        return v.isEmpty() ? Optional.empty() : Optional.of(v);
     }
 
     private static Optional<DeviceRequest> entry(DeviceRequest.Section section, int index, JsonNode node, List<ClaimedGpu> claimed) {
@@ -94,13 +118,15 @@ public record VmiDevices(List<DeviceRequest> requests, Optional<Boolean> compani
         if (display.isMissingNode() || display.isNull()) return new VgpuDisplay.Unspecified();
         if (!display.isObject()) throw new IllegalArgumentException(where + ".display must be an object");
         Optional<Boolean> enabled = bool(display.path("enabled"), where + ".display.enabled");
-        JsonNode ramFb = display.path("ramFB");
-        Optional<Boolean> ramfb = Optional.empty();
-        if (!ramFb.isMissingNode() && !ramFb.isNull()) {
-            if (!ramFb.isObject()) throw new IllegalArgumentException(where + ".display.ramFB must be an object");
-            ramfb = bool(ramFb.path("enabled"), where + ".display.ramFB.enabled");
-        }
-        return new VgpuDisplay.Requested(enabled, ramfb);
+        return new VgpuDisplay.Requested(enabled, ramFb(display.path("ramFB"), where + ".display.ramFB"));
+    }
+
+    private static VgpuDisplay.RamFb ramFb(JsonNode ramFb, String where) {
+        if (ramFb.isMissingNode() || ramFb.isNull()) return VgpuDisplay.RamFb.ABSENT;
+        if (!ramFb.isObject()) throw new IllegalArgumentException(where + " must be an object");
+        return bool(ramFb.path("enabled"), where + ".enabled")
+                .map(on -> on ? VgpuDisplay.RamFb.ENABLED : VgpuDisplay.RamFb.DISABLED)
+                .orElse(VgpuDisplay.RamFb.UNSET);
     }
 
     private static Optional<Boolean> companionsAnnotation(JsonNode root) {

@@ -6,14 +6,15 @@ import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.dra.DraListener;
 import io.vfiodp.dra.DraStatus;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.plugin.ResourceStatus;
 import io.vfiodp.policy.Health;
+import io.vfiodp.policy.PolicyProblem;
 import io.vfiodp.policy.ResourceName;
-import io.vfiodp.vgpu.LayoutState;
 import java.time.Clock;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -23,13 +24,8 @@ import java.util.Objects;
  */
 public final class ServingMetrics implements PluginListener {
 
-    /** One label set of {@code vfio_dp_config_entry_errors}: why, and which entry. */
-    public record EntryErrorLabels(String reason, String entry) {
-        public EntryErrorLabels {
-            Objects.requireNonNull(reason, "reason");
-            Objects.requireNonNull(entry, "entry");
-        }
-    }
+    /** The values of {@code vfio_dp_vgpu_layout_state}'s label: those of the vGPU layout's node annotation. */
+    private static final List<String> VGPU_LAYOUT_STATES = List.of("pending", "success", "failed");
 
     private final Clock clock;
     private final Gauge devices;
@@ -182,12 +178,13 @@ public final class ServingMetrics implements PluginListener {
     }
 
     /**
-     * Replaces the set of currently skipped configuration entries: entries fixed since the last
-     * call disappear from the metric.
+     * Replaces the set of currently skipped configuration entries with those {@code problems} (all
+     * of one configuration's) name: entries fixed since the last call disappear from the metric.
      */
-    public synchronized void setConfigEntryErrors(Collection<EntryErrorLabels> current) {
+    public synchronized void configEntryErrors(List<PolicyProblem> problems) {
         configEntryErrors.clear();
-        for (EntryErrorLabels l : current) {
+        for (PolicyProblem p : problems) {
+            EntryErrorLabels l = EntryErrorLabels.of(p);
             configEntryErrors.labelValues(l.reason(), l.entry()).set(1);
         }
     }
@@ -197,9 +194,15 @@ public final class ServingMetrics implements PluginListener {
         kubevirtCrReadable.set(readable ? 1 : 0);
     }
 
-    /** The state the last vGPU layout reconcile reported (the node annotation's value). */
-    public synchronized void vgpuLayoutState(LayoutState state) {
-        for (LayoutState s : LayoutState.values()) vgpuLayoutState.labelValues(s.wireValue()).set(s == state ? 1 : 0);
+    /**
+     * The state the last vGPU layout reconcile reported, as the node annotation writes it:
+     * {@code pending}, {@code success} or {@code failed}.
+     */
+    public synchronized void vgpuLayoutState(String state) {
+        if (!VGPU_LAYOUT_STATES.contains(state)) {
+            throw new IllegalArgumentException("not a vGPU layout state: '" + state + "' (expected one of " + VGPU_LAYOUT_STATES + ")");
+        }
+        for (String s : VGPU_LAYOUT_STATES) vgpuLayoutState.labelValues(s).set(s.equals(state) ? 1 : 0);
     }
 
     /** Whether some device can be passed through, and else the checks that fail; replaces the previous pass's. */

@@ -1,9 +1,9 @@
 package io.vfiodp.node;
 
 import io.vfiodp.host.ChangedDevices;
-import io.vfiodp.host.HostScan;
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.scan.HostScan;
+import io.vfiodp.host.scan.SysfsScanner;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;

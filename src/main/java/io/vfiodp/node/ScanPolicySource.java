@@ -1,7 +1,7 @@
 package io.vfiodp.node;
 
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.Departures;
 import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.DraOffer;

@@ -1,7 +1,7 @@
 package io.vfiodp.plugin;
 
-import io.vfiodp.host.DevNodes;
 import io.vfiodp.host.PciAddress;
+import io.vfiodp.node.VfioPaths;
 import io.vfiodp.policy.DeviceKind;
 import io.vfiodp.policy.ExposedDevice;
 import io.vfiodp.policy.Health;
@@ -14,11 +14,9 @@ import io.vfiodp.proto.deviceplugin.v1beta1.DeviceSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.StringJoiner;
 
 /**
@@ -31,11 +29,9 @@ import java.util.StringJoiner;
  */
 public final class Allocation {
 
-    static final String VFIO_CONTAINER = "/dev/vfio/vfio";
-    static final String IOMMU = "/dev/iommu";
     static final String PERMISSIONS = "mrw";
     /** In every answer: one immutable message instead of a builder per call. */
-    private static final DeviceSpec VFIO_CONTAINER_SPEC = spec(VFIO_CONTAINER);
+    private static final DeviceSpec VFIO_CONTAINER_SPEC = spec(VfioPaths.VFIO_CONTAINER);
 
     private Allocation() {}
 
@@ -74,22 +70,6 @@ public final class Allocation {
         return new RpcOutcome.Granted<>(response.build());
     }
 
-    /**
-     * The host paths of the VFIO nodes a container using {@code devices} needs, deduplicated, in
-     * this order: {@code /dev/vfio/vfio}, each device's {@code /dev/vfio/<group>}, then (on iommufd
-     * hosts, and only where the scan saw them) {@code /dev/iommu} and {@code /dev/vfio/devices/vfioN}.
-     * The same list whether a device plugin's Allocate or a DRA prepare hands the devices out.
-     */
-    public static List<String> vfioPaths(List<ExposedDevice> devices, DevNodes devNodes) {
-        Set<String> paths = new LinkedHashSet<>();
-        paths.add(VFIO_CONTAINER);
-        for (ExposedDevice d : devices) paths.add("/dev/vfio/" + d.iommuGroup());
-        if (devNodes.iommu()) paths.add(IOMMU);
-        for (ExposedDevice d : devices) {
-            d.vfioCdev().filter(devNodes.vfioCdevs()::contains).ifPresent(cdev -> paths.add("/dev/vfio/devices/" + cdev));
-        }
-        return List.copyOf(paths);
-    }
 
     private static ContainerAllocateResponse containerResponse(ResourceView view, List<ExposedDevice> devices) {
         ContainerAllocateResponse.Builder b = ContainerAllocateResponse.newBuilder();
@@ -107,8 +87,8 @@ public final class Allocation {
             for (ExposedDevice d : devices) companions.put(d.pciAddress(), d.companions());
             b.putEnvs(KubeVirtEnv.companionsVariableName(view.name()), KubeVirtEnv.encodeCompanions(companions));
         }
-        for (String path : vfioPaths(devices, view.devNodes())) {
-            b.addDevices(path.equals(VFIO_CONTAINER) ? VFIO_CONTAINER_SPEC : spec(path));
+        for (String path : VfioPaths.of(devices, view.devNodes())) {
+            b.addDevices(path.equals(VfioPaths.VFIO_CONTAINER) ? VFIO_CONTAINER_SPEC : spec(path));
         }
         return b.build();
     }

@@ -3,12 +3,10 @@ package io.vfiodp.plugin;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
-import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.stub.StreamObserver;
+import io.vfiodp.kubelet.FileIdentity;
+import io.vfiodp.kubelet.KubeletDialler;
 import io.vfiodp.proto.deviceplugin.v1beta1.Empty;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegistrationGrpc;
@@ -95,15 +93,7 @@ final class KubeletRegistrar implements AutoCloseable {
 
     private ManagedChannel dial() {
         dials.incrementAndGet();
-        ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(kubeletSocket.toString()))
-                .channelType(EpollDomainSocketChannel.class)
-                .withOption(ChannelOption.SO_KEEPALIVE, null)
-                .withOption(ChannelOption.ALLOCATOR, UnpooledBuffers.ALLOCATOR)
-                .eventLoopGroup(group)
-                .directExecutor()
-                .usePlaintext()
-                .overrideAuthority("localhost")
-                .build();
+        ManagedChannel channel = KubeletDialler.dial(kubeletSocket, group);
         open.add(channel);
         return channel;
     }

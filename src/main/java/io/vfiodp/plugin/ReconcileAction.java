@@ -1,5 +1,6 @@
 package io.vfiodp.plugin;
 
+import io.vfiodp.kubelet.FileIdentity;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
 import java.nio.file.Path;
@@ -11,7 +12,10 @@ sealed interface ReconcileAction {
     /** Bind {@code socket} and serve {@code view}; answer with a ServerStarted or ServerFailed event for {@code generation}. */
     record StartServer(ResourceName name, Path socket, ResourceView view, long generation) implements ReconcileAction {}
 
-    /** Stop server {@code generation}, sending a last empty device list first when {@code finalEmpty}. */
+    /**
+     * Stop server {@code generation}, sending a last empty device list first when {@code finalEmpty}:
+     * only for a resource really withdrawn, since the kubelet forgets its devices on that list.
+     */
     record StopServer(ResourceName name, long generation, boolean finalEmpty) implements ReconcileAction {}
 
     /** Hand server {@code generation} a new view (ListAndWatch streams get it when the kubelet-visible list changed). */

@@ -1,5 +1,6 @@
 package io.vfiodp.plugin;
 
+import io.vfiodp.kubelet.FileIdentity;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.ResourceName;
 import java.util.Optional;

@@ -1,6 +1,7 @@
 package io.vfiodp.plugin;
 
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.vfiodp.kubelet.FileIdentity;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.plugin.ReconcileAction.Log;
 import io.vfiodp.plugin.ReconcileAction.NotifyHealthChanged;
@@ -19,6 +20,7 @@ import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.vfiodp.triggers.Backoff;
 import io.vfiodp.triggers.CoalescingTrigger;
+import io.vfiodp.triggers.Ticker;
 import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -215,8 +217,9 @@ public final class ReconcileLoop implements AutoCloseable {
     }
 
     /**
-     * Sends a last empty device list on every open stream, stops every server, removes our
-     * sockets and ends the thread. Idempotent.
+     * Ends every open stream without a last empty list (the kubelet then keeps each resource's
+     * capacity for its grace), stops every server, removes our sockets and ends the thread.
+     * Idempotent.
      */
     @Override
     public void close() {

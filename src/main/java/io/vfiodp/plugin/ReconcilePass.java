@@ -1,5 +1,6 @@
 package io.vfiodp.plugin;
 
+import io.vfiodp.kubelet.FileIdentity;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.plugin.ReconcileAction.Log;
 import io.vfiodp.plugin.ReconcileAction.NotifyRegistered;
@@ -173,14 +174,21 @@ final class ReconcilePass {
         return null;
     }
 
+    /**
+     * Stops every server without a last empty list: the kubelet takes an empty list literally and
+     * forgets the devices at once, while a stream that just ends keeps the resource's capacity, its
+     * devices Unhealthy, for the kubelet's grace (devicemanager's endpointStopGracePeriod), which
+     * covers a restart or an upgrade of the plugin. A resource withdrawn while running
+     * ({@link #target}) still gets its empty list.
+     */
     void close() {
         closed = true;
         for (ResourceState r : resources.values()) {
             if (r.server() instanceof Up) {
-                stop(r, true);
+                stop(r, false);
                 log(Log.info(r.name() + ": stopped; socket " + r.socket().getFileName() + " removed"));
             } else if (r.server() instanceof Starting s) {
-                actions.add(new StopServer(r.name(), s.generation(), true));
+                actions.add(new StopServer(r.name(), s.generation(), false));
             }
         }
         resources.clear();

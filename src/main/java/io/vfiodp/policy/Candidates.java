@@ -5,8 +5,8 @@ import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.MdevInstance;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.PciFunction;
-import io.vfiodp.host.PciIds;
 import io.vfiodp.host.VgpuVf;
+import io.vfiodp.host.pciids.PciIds;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,7 +74,7 @@ final class Candidates {
                 return;
             }
             if (!rule.get().external()) {
-                skip(f, servedByKubeVirt(rule.get()));
+                skip(f, virtHandlersSelector(rule.get(), f.driver()));
                 return;
             }
             Optional<String> unusable = PolicyEngine.unusable(f);
@@ -127,6 +127,7 @@ final class Candidates {
             if (rule.isEmpty()) {
                 skip(f, "no pciHostDevices entry selects " + f.vendorDevice() + " (SR-IOV vGPU VF, type " + type + ")");
             } else if (!rule.get().external()) {
+                // an SR-IOV vGPU VF on nvidia with a vGPU type: shouldPermitNvidia (nvidia.go)
                 skip(f, servedByKubeVirt(rule.get()));
             } else {
                 expose(f, new Configured(rule.get().resourceName()), List.of());
@@ -185,6 +186,23 @@ final class Candidates {
 
     private static String servedByKubeVirt(PermittedSelectors.Rule rule) {
         return rule.describe() + " has no externalResourceProvider: true, so KubeVirt's virt-handler serves it";
+    }
+
+    /**
+     * Why a PCI function a non-external selector names is not ours: virt-handler serves it, but
+     * only on {@code vfio-pci} ({@code discoverPermittedHostPCIDevices},
+     * {@code pkg/virt-handler/device-manager/pci_device.go}: {@code driver != "vfio-pci"} is
+     * skipped unless it is an SR-IOV vGPU VF on nvidia, and a function without a driver is skipped
+     * too). virt-handler looks at drivers when it starts and when the KubeVirt configuration changes.
+     */
+    private static String virtHandlersSelector(PermittedSelectors.Rule rule, Optional<String> driver) {
+        if (driver.isPresent() && driver.get().equals("vfio-pci")) return servedByKubeVirt(rule);
+        String holder = driver.map(d -> PolicyEngine.isVfioDriver(d)
+                        ? "it is on " + d + ", and virt-handler takes only vfio-pci"
+                        : "the host driver " + d + " holds it")
+                .orElse("no driver holds it, and virt-handler takes only vfio-pci");
+        return rule.describe() + " has no externalResourceProvider: true, so it is KubeVirt's virt-handler's to serve, but " + holder
+                + ": no one serves it; virt-handler would serve it as " + rule.resourceName() + " once it is on vfio-pci";
     }
 
     private String vendorName(int vendor) {

@@ -2,7 +2,7 @@ package io.vfiodp.policy;
 
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciFunction;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.config.PermittedHostDevices;
 import java.util.Optional;
 import java.util.Set;

@@ -4,7 +4,7 @@ import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.IommuGroup;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.PciFunction;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.Candidates.Candidate;
 import io.vfiodp.policy.Candidates.Configured;
 import io.vfiodp.policy.Candidates.Generated;

@@ -42,18 +42,26 @@ record ConfigWiring(ConfigSource configs, ScanPolicySource.ProblemSink problems,
             }
         }
         if (client.isEmpty()) {
-            return new ConfigWiring(LocalConfig.of(config.config()), new ConfigProblemReporter(Optional.empty(), metrics)::report,
+            return new ConfigWiring(LocalConfig.of(config.config()), countedIn(new ConfigProblemReporter(Optional.empty()), metrics),
                     Optional.empty(), Optional.empty(), Optional.empty());
         }
         if (!config.followKubeVirt()) {
             KubernetesClient api = client.get();
             Optional<NodeEventRecorder> events = config.nodeName().map(n -> closer.add(new NodeEventRecorder(api, n)));
             events.ifPresent(NodeEventRecorder::start);
-            return new ConfigWiring(LocalConfig.of(config.config()), new ConfigProblemReporter(events, metrics)::report, events, client,
+            return new ConfigWiring(LocalConfig.of(config.config()), countedIn(new ConfigProblemReporter(events), metrics), events, client,
                     Optional.empty());
         }
-        KubeVirtPolicyFollower follower = closer.add(KubeVirtPolicyFollower.start(client.get(), config.nodeName(), config.config(), metrics,
-                ServeConfig.FIRST_CR_READING_WAIT));
-        return new ConfigWiring(follower.configs(), follower.problems()::report, follower.events(), client, Optional.of(follower));
+        KubeVirtPolicyFollower follower = closer.add(KubeVirtPolicyFollower.start(client.get(), config.nodeName(), config.config(),
+                metrics::kubevirtCrReadable, ServeConfig.FIRST_CR_READING_WAIT));
+        return new ConfigWiring(follower.configs(), countedIn(follower.problems(), metrics), follower.events(), client, Optional.of(follower));
+    }
+
+    /** Each pass's configuration problems: logged and posted by {@code reporter}, and counted in the metrics. */
+    static ScanPolicySource.ProblemSink countedIn(ConfigProblemReporter reporter, ServingMetrics metrics) {
+        return (origin, problems) -> {
+            reporter.report(origin, problems);
+            metrics.configEntryErrors(problems);
+        };
     }
 }

@@ -2,7 +2,7 @@ package io.vfiodp.serve;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.policy.config.ConfigSource.LayoutSetting;
 import io.vfiodp.vgpu.Allocated;

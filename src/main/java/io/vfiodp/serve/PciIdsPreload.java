@@ -1,6 +1,6 @@
 package io.vfiodp.serve;
 
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.policy.PolicyEngine;
 import java.io.IOException;

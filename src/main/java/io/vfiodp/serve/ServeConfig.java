@@ -30,8 +30,8 @@ public record ServeConfig(Path sysfsRoot, Path devRoot, Path procRoot, Optional<
     /** The full rescan period while no uevents arrive: every device change that leaves /dev/vfio alone waits for it. */
     public static final Duration RESCAN_WITHOUT_UEVENTS = Duration.ofSeconds(30);
     /**
-     * The full rescan period while uevents arrive: a safety net only (README, "Health and
-     * metrics", says what it still catches: a vGPU type written to an SR-IOV VF by another tool).
+     * The full rescan period while uevents arrive: a safety net only (README, "Health",
+     * says what it still catches: a vGPU type written to an SR-IOV VF by another tool).
      */
     public static final Duration RESCAN_WITH_UEVENTS = Duration.ofMinutes(5);
 

@@ -1,7 +1,7 @@
 package io.vfiodp.serve;
 
-import io.vfiodp.host.UeventSocket;
-import io.vfiodp.host.UeventSource;
+import io.vfiodp.host.uevent.UeventSocket;
+import io.vfiodp.host.uevent.UeventSource;
 import io.vfiodp.node.HostScans;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.triggers.ProblemLog;

@@ -3,12 +3,12 @@ package io.vfiodp.serve;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.kube.NodeEventRecorder;
+import io.vfiodp.kube.NodeLayoutEvents;
 import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.vgpu.LayoutEvents;
 import io.vfiodp.vgpu.LayoutExecutor;
 import io.vfiodp.vgpu.LayoutManager;
 import io.vfiodp.vgpu.LayoutPlanner;
-import io.vfiodp.vgpu.NodeLayoutEvents;
 import io.vfiodp.vgpu.PodResourcesClient;
 import io.vfiodp.vgpu.StateFile;
 import io.vfiodp.vgpu.SysfsWriter;
@@ -33,11 +33,16 @@ final class VgpuWiring {
         if (client.isPresent() && config.nodeName().isPresent() && recorder.isPresent()) {
             events = new NodeLayoutEvents(client.get(), config.nodeName().get(), recorder.get());
         }
-        events = events.alsoStatesTo(metrics::vgpuLayoutState);
+        events = countedIn(events, metrics);
         PodResourcesClient podResources = closer.add(new PodResourcesClient(config.vgpu().podResourcesSocket(), POD_RESOURCES_TIMEOUT));
         StateFile state = new StateFile(config.vgpu().stateDir());
         LayoutManager manager = new LayoutManager(scan, podResources::allocated, new LayoutPlanner(() -> UUID.randomUUID().toString()),
                 new LayoutExecutor(config.sysfsRoot(), SysfsWriter.KERNEL, state, events), state, events);
         return Optional.of(new VgpuLayoutStep(manager));
+    }
+
+    /** {@code events}, each state also set in the metrics. */
+    static LayoutEvents countedIn(LayoutEvents events, ServingMetrics metrics) {
+        return events.alsoStatesTo(state -> metrics.vgpuLayoutState(state.wireValue()));
     }
 }

@@ -1,8 +1,8 @@
 package io.vfiodp.triggers;
 
 import io.vfiodp.host.ChangedDevices;
-import io.vfiodp.host.UeventReceipt;
-import io.vfiodp.host.UeventSource;
+import io.vfiodp.host.uevent.UeventReceipt;
+import io.vfiodp.host.uevent.UeventSource;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;

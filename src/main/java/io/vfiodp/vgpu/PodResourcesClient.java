@@ -2,11 +2,9 @@ package io.vfiodp.vgpu;
 
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import io.vfiodp.kubelet.KubeletDialler;
 import io.vfiodp.proto.podresources.v1.ContainerDevices;
 import io.vfiodp.proto.podresources.v1.ContainerResources;
 import io.vfiodp.proto.podresources.v1.ListPodResourcesRequest;
@@ -46,13 +44,7 @@ public final class PodResourcesClient implements AutoCloseable {
 
     public Allocated allocated() {
         if (!Files.exists(socket)) return unknown(socket + " does not exist (mount the kubelet's /var/lib/kubelet/pod-resources)");
-        ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-                .channelType(EpollDomainSocketChannel.class)
-                .eventLoopGroup(group)
-                .directExecutor()
-                .usePlaintext()
-                .overrideAuthority("localhost")
-                .build();
+        ManagedChannel channel = KubeletDialler.dial(socket, group);
         try {
             ListPodResourcesResponse response = PodResourcesListerGrpc.newBlockingStub(channel)
                     .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)

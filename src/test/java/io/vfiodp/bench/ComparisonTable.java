@@ -46,7 +46,7 @@ final class ComparisonTable {
         return v.length % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
     }
 
-    /** A markdown table (the README's and the form). */
+    /** A markdown table (docs/benchmarks.md's and the issues' form). */
     List<String> lines(String peerName) {
         List<String> out = new ArrayList<>();
         out.add("| figure | ours | " + peerName + " | ours ÷ " + peerName + " | goal | met |");

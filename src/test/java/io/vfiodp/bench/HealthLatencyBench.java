@@ -82,8 +82,8 @@ public final class HealthLatencyBench {
             }
         }
         List<Long> scan = new ArrayList<>();
-        io.vfiodp.host.SysfsScanner scanner = new io.vfiodp.host.SysfsScanner(fixture.resolve("sys"), fixture.resolve("dev"));
-        io.vfiodp.host.PciIds ids = io.vfiodp.host.PciIds.bundled();
+        io.vfiodp.host.scan.SysfsScanner scanner = new io.vfiodp.host.scan.SysfsScanner(fixture.resolve("sys"), fixture.resolve("dev"));
+        io.vfiodp.host.pciids.PciIds ids = io.vfiodp.host.pciids.PciIds.bundled();
         for (int i = 0; i < 200 + runs * 4; i++) {
             long t = System.nanoTime();
             io.vfiodp.policy.PolicyEngine.evaluate(scanner.scan(), java.util.Optional.empty(), ids);

@@ -1,9 +1,9 @@
 package io.vfiodp.bench;
 
 import io.vfiodp.bench.PluginRun.Expectation;
-import io.vfiodp.host.PciIds;
 import io.vfiodp.host.fixtures.LargeHostTree;
 import io.vfiodp.host.fixtures.Trees;
+import io.vfiodp.host.pciids.PciIds;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

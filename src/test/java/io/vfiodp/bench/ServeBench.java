@@ -1,10 +1,10 @@
 package io.vfiodp.bench;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.kube.kubevirt.KubeVirtCrs;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.node.ScanPolicySource;
 import java.nio.file.Files;
 import java.nio.file.Path;

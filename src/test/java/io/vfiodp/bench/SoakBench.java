@@ -1,11 +1,11 @@
 package io.vfiodp.bench;
 
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.host.fixtures.Trees;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.plugin.ServeJvm;
-import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.ExposedDevice;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;

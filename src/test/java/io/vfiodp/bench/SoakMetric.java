@@ -6,7 +6,7 @@ import java.util.function.ToDoubleFunction;
 /**
  * What the soak watches for growth, each with the rise it tolerates between the first and the
  * last third of the samples after warm-up. The tolerances sit above what a healthy run varies by
- * on the loaded 2-core build machine (see README, Soak) and below what a leak of one object graph
+ * on the loaded 2-core build machine (see docs/benchmarks.md, "Soak") and below what a leak of one object graph
  * per kubelet restart or per allocation adds in a 10-minute run.
  */
 enum SoakMetric {

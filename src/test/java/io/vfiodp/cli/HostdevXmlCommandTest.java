@@ -153,4 +153,73 @@ class HostdevXmlCommandTest {
         assertThat(out.toString()).isEqualTo(domain);
         LibvirtTools.assertDomainAccepted(out.toString());
     }
+
+    Path displayVmi() throws IOException {
+        return file("display.yaml", """
+                metadata:
+                  name: vm1
+                spec:
+                  domain:
+                    devices:
+                      gpus:
+                      - name: gpu0
+                        deviceName: nvidia.com/TU104GL_TESLA_T4
+                        virtualGPUOptions:
+                          display:
+                            enabled: true
+                """);
+    }
+
+    static final String GPU0_WITH = """
+            <hostdev mode="subsystem" type="pci" managed="no" %s>
+              <source>
+                <address domain="0x0000" bus="0x3b" slot="0x00" function="0x0"/>
+              </source>
+              <alias name="ua-gpu-gpu0"/>
+            </hostdev>
+            """;
+
+    /** kubevirt/kubevirt hostdev.go isRamFBSet at v1.9.0 (79d34c1762): no ramfb while ramFB is absent. */
+    @Test
+    void byDefaultAPciDisplayGetsNoRamfbAsKubeVirt19WritesIt() throws IOException {
+        assertThat(run("hostdev-xml", "--env-file", envFile().toString(), "--vmi", displayVmi().toString())).isZero();
+        assertThat(out.toString()).isEqualTo(GPU0_WITH.formatted("display=\"on\""));
+    }
+
+    /** The same since ac2ad7de6a "Default ramfb to enabled when display is set" (main, the coming 1.10). */
+    @Test
+    void version110GivesThePciDisplayRamfbAsMainWritesIt() throws IOException {
+        assertThat(run("hostdev-xml", "--kubevirt-version", "1.10", "--env-file", envFile().toString(), "--vmi", displayVmi().toString()))
+                .isZero();
+        assertThat(out.toString()).isEqualTo(GPU0_WITH.formatted("display=\"on\" ramfb=\"on\""));
+    }
+
+    @Test
+    void aVersionOfAnotherReleaseIsRefusedNamingTheKnownOnes() throws IOException {
+        assertThat(run("hostdev-xml", "--kubevirt-version", "1.8", "--env-file", envFile().toString())).isEqualTo(2);
+        assertThat(out.toString()).isEmpty();
+        assertThat(err.toString()).startsWith("Invalid value for option '--kubevirt-version': KubeVirt 1.8 is not a release whose"
+                + " virt-launcher this helper imitates; it knows 1.9 (v1.9.x) and 1.10 (main after v1.9.0)\n");
+    }
+
+    @Test
+    void anMdevWhoseRamFbIsPresentWithEnabledUnsetIsWrittenAndWarnedAbout() throws IOException {
+        Path vmi = file("mdev.yaml", """
+                metadata:
+                  name: vm1
+                spec:
+                  domain:
+                    devices:
+                      gpus:
+                      - name: v0
+                        deviceName: nvidia.com/GRID_T4-1Q
+                        virtualGPUOptions:
+                          display:
+                            ramFB: {}
+                """);
+        assertThat(run("hostdev-xml", "--env-file", envFile().toString(), "--vmi", vmi.toString())).isZero();
+        assertThat(out.toString()).contains("type=\"mdev\" model=\"vfio-pci\" display=\"on\" ramfb=\"on\"");
+        assertThat(err.toString()).startsWith("warning: VMI vm1: spec.domain.devices.gpus[0].virtualGPUOptions.display.ramFB is {} (enabled"
+                + " unset) on an mdev vGPU; virt-launcher (v1.9.0 and main) would crash on it");
+    }
 }

@@ -2,8 +2,6 @@ package io.vfiodp.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import io.vfiodp.host.fixtures.SysfsFixtures;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -17,6 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 class InventoryCommandTest {
 
@@ -139,7 +139,7 @@ class InventoryCommandTest {
     /** Without --pci-ids the newer of the system file and the bundled copy is used, and both outputs say which and why. */
     @Test
     void withoutAnExplicitPciIdsTheTextAndTheJsonSayWhichCopyAndWhy() throws IOException {
-        io.vfiodp.host.PciIds.Origin chosen = io.vfiodp.host.PciIds.load(java.util.Optional.empty()).origin();
+        io.vfiodp.host.pciids.PciIds.Origin chosen = io.vfiodp.host.pciids.PciIds.load(java.util.Optional.empty()).origin();
         Run text = run("inventory", "--sysfs-root", SysfsFixtures.sys("workstation").toString(),
                 "--dev-root", SysfsFixtures.dev("workstation").toString());
         Run json = run("inventory", "--sysfs-root", SysfsFixtures.sys("workstation").toString(),

@@ -28,7 +28,7 @@ class LauncherDemoIT {
         String text = Files.readString(out, StandardCharsets.UTF_8);
         assertThat(p.exitValue()).as(text + Files.readString(err)).isZero();
         assertThat(text).contains("    env     PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4=0000:b1:00.0\n",
-                "== Shut down: final empty device lists sent, plugin sockets removed\n",
+                "== Shut down: the streams ended without an empty device list, plugin sockets removed\n",
                 "== ResourceSlice demo-node-vfio-device-plugin.io-0 ",
                 "== ResourceClaim vms/vm-gpu, allocated as the scheduler leaves it: request gpu -> pci-0000-b1-00-0 in pool demo-node",
                 "    from the metadata's resource.kubernetes.io/pciBusID 0000:b1:00.0, where the device-plugin path has",

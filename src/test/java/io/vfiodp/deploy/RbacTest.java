@@ -14,13 +14,10 @@ import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.mockwebserver.http.RecordedRequest;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.kube.MockKubeApi;
+import io.vfiodp.kube.NodeLayoutEvents;
 import io.vfiodp.kube.kubevirt.KubeVirtPolicyFollower;
-import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.vgpu.LayoutState;
-import io.vfiodp.vgpu.NodeLayoutEvents;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +63,7 @@ class RbacTest {
 
             try (KubernetesClient client = MockKubeApi.clientFor(api.port())) {
                 KubeVirtPolicyFollower follower = KubeVirtPolicyFollower.start(client, Optional.of(NODE), Optional.empty(),
-                        new ServingMetrics(new PrometheusRegistry(), "test", Clock.systemUTC()), Duration.ofSeconds(5));
+                        readable -> { }, Duration.ofSeconds(5));
                 try {
                     follower.events().orElseThrow().warn("VfioDeviceUnhealthy", "device 0000:1a:00.0 is now Unhealthy");
                     serveCalls = await(api, calls -> calls.contains("watch kubevirt.io/kubevirts in all namespaces")

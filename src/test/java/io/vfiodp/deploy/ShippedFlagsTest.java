@@ -107,7 +107,7 @@ class ShippedFlagsTest {
     @Test
     void dockerfileShipsNoPciIdsOfItsOwnSoTheImageUsesTheJarsCopy() throws IOException {
         assertThat(dockerfile("RUN")).noneSatisfy(run -> assertThat(run).contains(" pci.ids"));
-        assertThat(dockerfile("COPY")).noneSatisfy(copy -> assertThat(io.vfiodp.host.PciIds.SYSTEM_LOCATIONS)
+        assertThat(dockerfile("COPY")).noneSatisfy(copy -> assertThat(io.vfiodp.host.pciids.PciIds.SYSTEM_LOCATIONS)
                 .anySatisfy(location -> assertThat(copy).contains(location.toString())));
     }
 

@@ -1,8 +1,8 @@
 package io.vfiodp.doctor;
 
 import io.vfiodp.host.Reading;
-import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.scan.SysfsScanner;
+import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.host.fixtures.KernelLayer;
 import io.vfiodp.host.fixtures.LargeHostTree;
 import io.vfiodp.host.fixtures.SysfsTreeWriter;

@@ -2,7 +2,7 @@ package io.vfiodp.doctor;
 
 import io.vfiodp.host.KernelFacts;
 import io.vfiodp.host.Reading;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.host.fixtures.SysfsFixtures;
 import io.vfiodp.kube.kubevirt.KubeVirtCrReading;
 import java.io.IOException;

@@ -2,9 +2,9 @@ package io.vfiodp.doctor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
+import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.policy.config.LocalConfig;
 import java.io.IOException;

@@ -6,7 +6,7 @@ import static io.vfiodp.doctor.Nodes.withVfio;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.Reading;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.vfio.VfioAvailability;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -3,8 +3,8 @@ package io.vfiodp.doctor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.Reading;
-import io.vfiodp.host.UnprivilegedThread;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.scan.UnprivilegedThread;
+import io.vfiodp.host.vfio.VfioAvailability;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

@@ -1,9 +1,9 @@
 package io.vfiodp.dra;
 
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.fixtures.SysfsFixtures;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DesiredState;

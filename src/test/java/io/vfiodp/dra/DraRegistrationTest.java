@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.vfiodp.demo.kubelet.DraKubeletSimulator;
-import io.vfiodp.plugin.FileIdentity;
+import io.vfiodp.kubelet.FileIdentity;
 import io.vfiodp.plugin.Leaks;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -36,6 +36,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -76,7 +77,7 @@ class HookSidecarServerTest {
     }
 
     void startWith(Map<String, String> env) throws IOException {
-        server = HookSidecarServer.start(hooks, new DomainDefinitionHook(LauncherEnv.of(env), false, XML));
+        server = HookSidecarServer.start(hooks, new DomainDefinitionHook(LauncherEnv.of(env), false, Optional.empty(), XML));
         clientLoop = new EpollEventLoopGroup(1);
         channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(server.socket().toString()))
                 .channelType(EpollDomainSocketChannel.class)
@@ -210,7 +211,7 @@ class HookSidecarServerTest {
     @Test
     void aRegularFileWhereTheSocketGoesIsNotTouched() throws IOException {
         Path file = Files.writeString(hooks.resolve(HookSidecarServer.SOCKET_NAME), "keep me");
-        DomainDefinitionHook hook = new DomainDefinitionHook(LauncherEnv.of(Map.of()), false, XML);
+        DomainDefinitionHook hook = new DomainDefinitionHook(LauncherEnv.of(Map.of()), false, Optional.empty(), XML);
         assertThatThrownBy(() -> HookSidecarServer.start(hooks, hook))
                 .isInstanceOf(IOException.class)
                 .hasMessage(file.toAbsolutePath() + " exists and is not a socket; refusing to replace it");

@@ -3,8 +3,8 @@ package io.vfiodp.hooks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.vfiodp.host.OpenWatch;
 import io.vfiodp.host.fixtures.Trees;
+import io.vfiodp.host.scan.OpenWatch;
 import io.vfiodp.libvirt.HostdevXml;
 import io.vfiodp.libvirt.LauncherEnv;
 import java.io.IOException;
@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -45,7 +46,7 @@ class HostileDomainXmlProperties {
             """;
 
     private final DomainDefinitionHook hook = new DomainDefinitionHook(
-            LauncherEnv.of(Map.of("PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4", "0000:3b:00.0")), false, new HostdevXml());
+            LauncherEnv.of(Map.of("PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4", "0000:3b:00.0")), false, Optional.empty(), new HostdevXml());
     private Path canaries;
     private String domain;
 

@@ -3,7 +3,7 @@ package io.vfiodp.inventory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.PolicyProblem;
 import io.vfiodp.policy.PolicyResult;

@@ -1,6 +1,6 @@
 package io.vfiodp.inventory;
 
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.SnapshotBuilder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

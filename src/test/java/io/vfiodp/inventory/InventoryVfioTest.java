@@ -2,11 +2,11 @@ package io.vfiodp.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-import io.vfiodp.host.VfioAvailability;
+import io.vfiodp.host.vfio.VfioAvailability;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /** The inventory says what {@code /dev/vfio/vfio} answered, in both formats. */
 class InventoryVfioTest {

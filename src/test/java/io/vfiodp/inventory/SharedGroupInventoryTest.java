@@ -2,15 +2,15 @@ package io.vfiodp.inventory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.SnapshotBuilder;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /** How the inventory says that two GPUs sharing an IOMMU group are offered as one device. */
 class SharedGroupInventoryTest {

@@ -7,7 +7,7 @@ import java.util.Locale;
  * Boot time of the real-kernel tests' guest and uevent timing on its kernel (TCG, so slower than
  * hardware): boots the guest as the tests do, prints how long QEMU took until the command channel
  * answered, then runs {@code io.vfiodp.kernel.guest.BindLatency} on the edu device and prints its
- * figures. Needs what the tests need (README, "Real-kernel tests") and {@code target/image}.
+ * figures. Needs what the tests need (docs/development.md, "Real-kernel tests") and {@code target/image}.
  *
  * <p>Arguments: {@code [cycles]}, default 50.
  */

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Kernel uevents on a real Linux kernel, as {@code io.vfiodp.host.UeventSocket} receives them
+ * Kernel uevents on a real Linux kernel, as {@code io.vfiodp.host.uevent.UeventSocket} receives them
  * ({@code io.vfiodp.kernel.guest.UeventRecorder} in the guest): a bind to vfio-pci, an unbind, a
  * switch from virtio-pci to vfio-pci, a PCIe hot-add and hot-remove through QMP. Each produces the
  * events the parser turns into the devices to read again, and after each event the incremental

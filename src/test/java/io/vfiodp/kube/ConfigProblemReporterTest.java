@@ -3,14 +3,10 @@ package io.vfiodp.kube;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Event;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.metrics.MetricsTestSupport;
-import io.vfiodp.metrics.ServingMetrics;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.PolicyProblem;
-import io.vfiodp.policy.config.MediatedHostDevice;
 import io.vfiodp.policy.config.PciHostDevice;
 import io.vfiodp.policy.config.PermittedHostDevices;
 import java.io.ByteArrayOutputStream;
@@ -33,51 +29,18 @@ class ConfigProblemReporterTest {
         pciIds = PciIds.bundled();
     }
 
-    /** One entry of every kind the policy skips or overrides, among valid ones. */
-    static final PermittedHostDevices BAD = new PermittedHostDevices(List.of(
-            new PciHostDevice("10DE:1EB8", "nvidia.com/TU104GL_TESLA_T4", true),
-            new PciHostDevice("10DE-20B1", "nvidia.com/A100", true),
-            new PciHostDevice("10DE:26B9", "L40S", true),
-            new PciHostDevice("10DE:26BA", "nvidia.com/L40S_", true),
-            new PciHostDevice("10de:1eb8", "nvidia.com/T4", true)), List.of(
-            new MediatedHostDevice("GRID T4-1Q", "nvidia.com/GRID_T4-1Q", true),
-            new MediatedHostDevice("", "nvidia.com/X", true),
-            new MediatedHostDevice("GRID_T4-2Q", "nvidia.com/T4", true)));
-
     static List<PolicyProblem> problemsOf(PermittedHostDevices config) {
         return PolicyEngine.evaluate(HostSnapshot.EMPTY, Optional.of(config), pciIds).problems();
     }
 
     private final MockKubeApi api = MockKubeApi.start();
-    private final PrometheusRegistry registry = new PrometheusRegistry();
     private final NodeEventRecorder events = new NodeEventRecorder(api.client(), "gpu-node-1", Clock.systemUTC(), 64, Duration.ofMinutes(30));
-    private final ConfigProblemReporter reporter = new ConfigProblemReporter(Optional.of(events), new ServingMetrics(registry, "test", Clock.systemUTC()));
+    private final ConfigProblemReporter reporter = new ConfigProblemReporter(Optional.of(events));
 
     @AfterEach
     void tearDown() {
         events.close();
         api.close();
-    }
-
-    @Test
-    void everyKindOfPolicyProblemGetsItsMetricLabels() {
-        assertThat(problemsOf(BAD)).extracting(ConfigProblemReporter::labels).containsExactlyInAnyOrder(
-                new ServingMetrics.EntryErrorLabels("malformed_selector", "pciHostDevices[1]"),
-                new ServingMetrics.EntryErrorLabels("missing_domain", "pciHostDevices[2]"),
-                new ServingMetrics.EntryErrorLabels("invalid_resource_name", "pciHostDevices[3]"),
-                new ServingMetrics.EntryErrorLabels("duplicate_selector", "pciHostDevices[4]"),
-                new ServingMetrics.EntryErrorLabels("malformed_selector", "mediatedDevices[1]"),
-                new ServingMetrics.EntryErrorLabels("mixed_kinds", "mediatedDevices[2]"));
-    }
-
-    @Test
-    void problemsAreExposedAsMetricAndFixedOnesDisappear() {
-        reporter.report("KubeVirt CR kubevirt/kubevirt", problemsOf(BAD));
-        assertThat(MetricsTestSupport.entryErrors(registry)).hasSize(6).containsEntry("missing_domain/pciHostDevices[2]", 1.0);
-
-        reporter.report("KubeVirt CR kubevirt/kubevirt", List.of());
-
-        assertThat(MetricsTestSupport.entryErrors(registry)).isEmpty();
     }
 
     @Test
@@ -119,17 +82,6 @@ class ConfigProblemReporterTest {
             new PciHostDevice("10DE:1EB8", "nvidia.com/T4_PASSTHROUGH", true)), List.of());
 
     @Test
-    void aSelectorKubeVirtServesNamedByAnExternalEntryIsAnErrorMetricNamingTheExternalEntry() {
-        assertThat(problemsOf(TWO_PROVIDERS)).extracting(ConfigProblemReporter::labels)
-                .containsExactly(new ServingMetrics.EntryErrorLabels("served_by_kubevirt", "pciHostDevices[1]"));
-
-        reporter.report("KubeVirt CR kubevirt/kubevirt", problemsOf(TWO_PROVIDERS));
-
-        assertThat(MetricsTestSupport.entryErrors(registry)).containsExactly(
-                java.util.Map.entry("served_by_kubevirt/pciHostDevices[1]", 1.0));
-    }
-
-    @Test
     void aSelectorKubeVirtServesNamedByAnExternalEntryIsAnInvalidEntryEventNamingBothEntries() throws Exception {
         events.start();
 
@@ -159,13 +111,13 @@ class ConfigProblemReporterTest {
     }
 
     @Test
-    void withoutANodeNameOnlyLogAndMetricReport() {
-        PrometheusRegistry own = new PrometheusRegistry();
-        ConfigProblemReporter noEvents = new ConfigProblemReporter(Optional.empty(), new ServingMetrics(own, "test", Clock.systemUTC()));
+    void withoutANodeNameOnlyTheLogReports() {
+        ConfigProblemReporter noEvents = new ConfigProblemReporter(Optional.empty());
+        List<PolicyProblem> problems = problemsOf(TWO_PROVIDERS);
 
-        noEvents.report("KubeVirt CR kubevirt/kubevirt", problemsOf(BAD));
+        String log = capturingStderr(() -> noEvents.report("KubeVirt CR kubevirt/kubevirt", problems));
 
-        assertThat(MetricsTestSupport.entryErrors(own)).hasSize(6);
+        assertThat(log).contains("KubeVirt CR kubevirt/kubevirt: " + problems.get(0).message());
         assertThat(api.nodeEvents()).isEmpty();
     }
 

@@ -94,7 +94,7 @@ class AllocateRoundTripTest {
             computeContainerEnv.putAll(vgpu.getEnvsMap());
         }
 
-        PlanOutcome plan = new HostdevPlanner().plan(LauncherEnv.of(computeContainerEnv), Optional.of(VmiDevices.parse(VMI)), false);
+        PlanOutcome plan = new HostdevPlanner().plan(LauncherEnv.of(computeContainerEnv), Optional.of(VmiDevices.parse(VMI)), false, KubeVirtRelease.V1_9);
         assertThat(plan).isInstanceOf(PlanOutcome.Planned.class);
         XmlOutcome xml = new HostdevXml().elements(((PlanOutcome.Planned) plan).hostdevs());
         assertThat(xml).isInstanceOf(XmlOutcome.Written.class);

@@ -23,6 +23,8 @@ class HostdevPlannerTest {
     static final String UUID3 = "4b20d080-1b54-4048-85b3-a6a62d165c03";
 
     private final HostdevPlanner planner = new HostdevPlanner();
+    /** main's rules; where releases differ, KubeVirtHostdevCasesTest and KubeVirtReleaseProperties hold both. */
+    private static final KubeVirtRelease RELEASE = KubeVirtRelease.V1_10;
 
     static LauncherEnv env(String... nameValue) {
         Map<String, String> m = new LinkedHashMap<>();
@@ -44,13 +46,13 @@ class HostdevPlannerTest {
     }
 
     List<PlannedHostdev> planned(LauncherEnv env, VmiDevices vmi) {
-        PlanOutcome outcome = planner.plan(env, Optional.of(vmi), false);
+        PlanOutcome outcome = planner.plan(env, Optional.of(vmi), false, RELEASE);
         assertThat(outcome).isInstanceOf(PlanOutcome.Planned.class);
         return ((PlanOutcome.Planned) outcome).hostdevs();
     }
 
     List<String> problems(LauncherEnv env, Optional<VmiDevices> vmi, boolean companions) {
-        PlanOutcome outcome = planner.plan(env, vmi, companions);
+        PlanOutcome outcome = planner.plan(env, vmi, companions, RELEASE);
         assertThat(outcome).isInstanceOf(PlanOutcome.Failed.class);
         return ((PlanOutcome.Failed) outcome).problems();
     }
@@ -158,7 +160,7 @@ class HostdevPlannerTest {
         @Test
         void aUsbResourceIsLeftToKubeVirtWithANote() {
             PlanOutcome outcome = planner.plan(env("USB_RESOURCE_KUBEVIRT_IO_STORAGE", "1:5"),
-                    Optional.of(vmi("[]", "[" + gpu("stick", "kubevirt.io/storage") + "]")), false);
+                    Optional.of(vmi("[]", "[" + gpu("stick", "kubevirt.io/storage") + "]")), false, RELEASE);
             assertThat(outcome).isEqualTo(new PlanOutcome.Planned(List.of(),
                     List.of("hostDevices[0] 'stick' (kubevirt.io/storage) is a USB device (USB_RESOURCE_KUBEVIRT_IO_STORAGE); KubeVirt attaches it")));
         }
@@ -307,7 +309,7 @@ class HostdevPlannerTest {
         @Test
         void everyProblemIsReportedAtOnceAndNothingIsPlanned() {
             PlanOutcome outcome = planner.plan(env(T4_VAR, "0000:3b:00.0"),
-                    Optional.of(vmi("[" + gpu("a", T4) + "," + gpu("b", T4) + "," + gpu("c", A10) + "]", "[]")), false);
+                    Optional.of(vmi("[" + gpu("a", T4) + "," + gpu("b", T4) + "," + gpu("c", A10) + "]", "[]")), false, RELEASE);
             assertThat(((PlanOutcome.Failed) outcome).problems()).hasSize(2)
                     .allSatisfy(p -> assertThat(p).matches("gpus\\[[12]\\] '[bc]' .*"));
         }
@@ -325,7 +327,7 @@ class HostdevPlannerTest {
         @Test
         void everyDeviceVariableBecomesHostdevsPciFirstThenInVariableNameOrderWithAliasesFromResourceAndIndex() {
             PlanOutcome outcome = planner.plan(env(T4_VAR, "0000:3b:00.0,0000:86:00.0", VGPU_VAR, UUID1, A10_VAR, "0000:af:00.0",
-                    "HOME", "/root"), Optional.empty(), false);
+                    "HOME", "/root"), Optional.empty(), false, RELEASE);
             assertThat(outcome).isEqualTo(new PlanOutcome.Planned(List.of(
                     pci("ua-hostdevice-nvidia_com_ga102gl_a10-0", "0000:af:00.0", A10_VAR + "[0]"),
                     pci("ua-hostdevice-nvidia_com_tu104gl_tesla_t4-0", "0000:3b:00.0", T4_VAR + "[0]"),
@@ -362,27 +364,27 @@ class HostdevPlannerTest {
         @Test
         void theVmiAnnotationAttachesEachGpusOwnCompanions() {
             PlanOutcome outcome = planner.plan(withCompanions("0000:3b:00.0=0000:3b:00.1+0000:3b:00.2,0000:86:00.0="),
-                    Optional.of(twoGpus("\"vfio-device-plugin.io/companions\":\"true\"")), false);
+                    Optional.of(twoGpus("\"vfio-device-plugin.io/companions\":\"true\"")), false, RELEASE);
             assertThat(companionsOf(outcome)).containsExactly(
                     List.of(PciAddress.parse("0000:3b:00.1"), PciAddress.parse("0000:3b:00.2")), List.of());
         }
 
         @Test
         void theOptionAttachesCompanionsWhenTheVmiSaysNothing() {
-            PlanOutcome outcome = planner.plan(withCompanions("0000:3b:00.0=0000:3b:00.1"), Optional.of(twoGpus("")), true);
+            PlanOutcome outcome = planner.plan(withCompanions("0000:3b:00.0=0000:3b:00.1"), Optional.of(twoGpus("")), true, RELEASE);
             assertThat(companionsOf(outcome)).containsExactly(List.of(PciAddress.parse("0000:3b:00.1")), List.of());
         }
 
         @Test
         void anAnnotationSayingFalseOverridesTheOption() {
             PlanOutcome outcome = planner.plan(withCompanions("0000:3b:00.0=0000:3b:00.1"),
-                    Optional.of(twoGpus("\"vfio-device-plugin.io/companions\":\"false\"")), true);
+                    Optional.of(twoGpus("\"vfio-device-plugin.io/companions\":\"false\"")), true, RELEASE);
             assertThat(companionsOf(outcome)).containsExactly(List.of(), List.of());
         }
 
         @Test
         void withoutTheCompanionsVariableThereAreNoneAndANoteSaysWhy() {
-            PlanOutcome outcome = planner.plan(env(T4_VAR, "0000:3b:00.0"), Optional.of(vmi("[" + gpu("g0", T4) + "]", "[]")), true);
+            PlanOutcome outcome = planner.plan(env(T4_VAR, "0000:3b:00.0"), Optional.of(vmi("[" + gpu("g0", T4) + "]", "[]")), true, RELEASE);
             assertThat(outcome).isEqualTo(new PlanOutcome.Planned(
                     List.of(pci("ua-gpu-g0", "0000:3b:00.0", "gpus[0] 'g0' (" + T4 + ") via " + T4_VAR)),
                     List.of(COMPANIONS_VAR + " is not set: no companion functions known for the devices of " + T4_VAR)));
@@ -403,7 +405,7 @@ class HostdevPlannerTest {
 
         @Test
         void aGroupMateOnAnotherSlotIsAttachedToo() {
-            PlanOutcome outcome = planner.plan(withCompanions("0000:3b:00.0=0000:3b:00.1+0000:3c:00.0"), Optional.of(twoGpus("")), true);
+            PlanOutcome outcome = planner.plan(withCompanions("0000:3b:00.0=0000:3b:00.1+0000:3c:00.0"), Optional.of(twoGpus("")), true, RELEASE);
             assertThat(companionsOf(outcome)).containsExactly(List.of(PciAddress.parse("0000:3b:00.1"), PciAddress.parse("0000:3c:00.0")), List.of());
         }
 

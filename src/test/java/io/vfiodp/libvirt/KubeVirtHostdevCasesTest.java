@@ -22,6 +22,12 @@ import org.junit.jupiter.api.Test;
  * {@code test_prefix} instead. Their mdev addresses ({@code 123456789-0}) are stubs no kernel
  * names a device with; real UUIDs stand in for them. Each result is also validated and defined
  * by libvirt ({@link LibvirtTools}).
+ *
+ * <p>Read at kubevirt/kubevirt tag v1.9.0 (commit 79d34c1762) and main (d923fdb815). The tests
+ * are the same in both but for {@code hostdev_test.go}'s "PCI display options", which commit
+ * ac2ad7de6a ("Default ramfb to enabled when display is set") changed with the code: those are
+ * run per release ({@link PciDisplayOptionsOfV190}, {@link PciDisplayOptionsOfMain}); every
+ * other case is checked to come out the same for both releases.
  */
 class KubeVirtHostdevCasesTest {
 
@@ -97,9 +103,16 @@ class KubeVirtHostdevCasesTest {
     static final String DISPLAY = " display=\"on\"";
     static final String DISPLAY_RAMFB = " display=\"on\" ramfb=\"on\"";
 
-    /** The hostdev XML the helper writes for {@code env} and {@code vmi}, checked by libvirt. */
+    /** The hostdev XML the helper writes for {@code env} and {@code vmi}, the same for every release, checked by libvirt. */
     String xml(LauncherEnv env, VmiDevices vmi) {
-        PlanOutcome plan = planner.plan(env, Optional.of(vmi), false);
+        String xml = xml(KubeVirtRelease.V1_9, env, vmi);
+        for (KubeVirtRelease release : KubeVirtRelease.values()) assertThat(xml(release, env, vmi)).as("KubeVirt " + release.label()).isEqualTo(xml);
+        return xml;
+    }
+
+    /** The hostdev XML the helper writes for {@code release}, checked by libvirt. */
+    String xml(KubeVirtRelease release, LauncherEnv env, VmiDevices vmi) {
+        PlanOutcome plan = planner.plan(env, Optional.of(vmi), false, release);
         assertThat(plan).isInstanceOf(PlanOutcome.Planned.class);
         XmlOutcome written = new HostdevXml().elements(((PlanOutcome.Planned) plan).hostdevs());
         assertThat(written).isInstanceOf(XmlOutcome.Written.class);
@@ -108,8 +121,17 @@ class KubeVirtHostdevCasesTest {
         return xml;
     }
 
+    /** The problems the helper finds, the same for every release. */
     List<String> problems(LauncherEnv env, VmiDevices vmi) {
-        PlanOutcome plan = planner.plan(env, Optional.of(vmi), false);
+        List<String> problems = problems(KubeVirtRelease.V1_9, env, vmi);
+        for (KubeVirtRelease release : KubeVirtRelease.values()) {
+            assertThat(problems(release, env, vmi)).as("KubeVirt " + release.label()).isEqualTo(problems);
+        }
+        return problems;
+    }
+
+    List<String> problems(KubeVirtRelease release, LauncherEnv env, VmiDevices vmi) {
+        PlanOutcome plan = planner.plan(env, Optional.of(vmi), false, release);
         assertThat(plan).isInstanceOf(PlanOutcome.Failed.class);
         return ((PlanOutcome.Failed) plan).problems();
     }
@@ -165,13 +187,18 @@ class KubeVirtHostdevCasesTest {
         }
     }
 
-    /** hostdevice/hostdev_test.go, Context("PCI display options"): a PCI GPU of gpus[]. */
+    /** One PCI gpus[] entry with {@code virtualGpuOptions} (null: none), as {@code release} writes it. */
+    String onePciGpu(KubeVirtRelease release, String virtualGpuOptions) {
+        String gpu = virtualGpuOptions == null ? entry(GPU_NAME0, GPU_RESOURCE0) : entry(GPU_NAME0, GPU_RESOURCE0, virtualGpuOptions);
+        return xml(release, env(pciVar(GPU_RESOURCE0), PCI_ADDRESS0), vmi(List.of(gpu), List.of()));
+    }
+
+    /** hostdevice/hostdev_test.go at v1.9.0 (79d34c1762), Context("PCI display options"): a PCI GPU of gpus[]. */
     @Nested
-    class PciDisplayOptions {
+    class PciDisplayOptionsOfV190 {
 
         String onePciGpu(String virtualGpuOptions) {
-            String gpu = virtualGpuOptions == null ? entry(GPU_NAME0, GPU_RESOURCE0) : entry(GPU_NAME0, GPU_RESOURCE0, virtualGpuOptions);
-            return xml(env(pciVar(GPU_RESOURCE0), PCI_ADDRESS0), vmi(List.of(gpu), List.of()));
+            return KubeVirtHostdevCasesTest.this.onePciGpu(KubeVirtRelease.V1_9, virtualGpuOptions);
         }
 
         @Test
@@ -189,6 +216,69 @@ class KubeVirtHostdevCasesTest {
             assertThat(onePciGpu("{\"display\":{\"enabled\":false}}")).isEqualTo(pci("ua-gpu-gpu_name0", "0x0", NO_DISPLAY));
         }
 
+        /** The case ac2ad7de6a changed: v1.9.0 writes no ramfb when ramFB is absent. */
+        @Test
+        void setsDisplayOnWhenExplicitlyEnabledWithoutRamfb() {
+            assertThat(onePciGpu("{\"display\":{\"enabled\":true}}")).isEqualTo(pci("ua-gpu-gpu_name0", "0x0", DISPLAY));
+        }
+
+        @Test
+        void doesNotSetRamfbWhenRamFbEnabledIsFalse() {
+            assertThat(onePciGpu("{\"display\":{\"enabled\":true,\"ramFB\":{\"enabled\":false}}}"))
+                    .isEqualTo(pci("ua-gpu-gpu_name0", "0x0", DISPLAY));
+        }
+
+        @Test
+        void setsDisplayAndRamfbOnWhenBothExplicitlyEnabled() {
+            assertThat(onePciGpu("{\"display\":{\"enabled\":true,\"ramFB\":{\"enabled\":true}}}"))
+                    .isEqualTo(pci("ua-gpu-gpu_name0", "0x0", DISPLAY_RAMFB));
+        }
+
+        /**
+         * It("does not set ramfb when RamFB is present but Enabled is nil") calls the builder with
+         * {@code RamFB: &v1.FeatureState{}}, as no admitted VMI carries it: v1.9.0's isRamFBSet
+         * says no to that value.
+         */
+        @Test
+        void isRamFbSetOfV190SaysNoToRamFbPresentWithEnabledNil() {
+            assertThat(KubeVirtRelease.V1_9.ramfbBesidePciDisplay(VgpuDisplay.RamFb.UNSET)).isFalse();
+        }
+
+        /**
+         * A VMI that says {@code ramFB: {}} reaches virt-launcher with {@code enabled: true}:
+         * virt-api's mutator applies SetDefaults_FeatureState (vmi-mutator.go, defaults.go,
+         * zz_generated.defaults.go at v1.9.0), so v1.9.0 writes ramfb for it.
+         */
+        @Test
+        void setsRamfbForAVmiWhoseRamFbIsPresentWithEnabledUnsetAsVirtApiDefaultsIt() {
+            assertThat(onePciGpu("{\"display\":{\"enabled\":true,\"ramFB\":{}}}")).isEqualTo(pci("ua-gpu-gpu_name0", "0x0", DISPLAY_RAMFB));
+        }
+    }
+
+    /** hostdevice/hostdev_test.go at main (d923fdb815, since ac2ad7de6a), Context("PCI display options"). */
+    @Nested
+    class PciDisplayOptionsOfMain {
+
+        String onePciGpu(String virtualGpuOptions) {
+            return KubeVirtHostdevCasesTest.this.onePciGpu(KubeVirtRelease.V1_10, virtualGpuOptions);
+        }
+
+        @Test
+        void doesNotSetDisplayWhenVirtualGpuOptionsIsNil() {
+            assertThat(onePciGpu(null)).isEqualTo(pci("ua-gpu-gpu_name0", "0x0", NO_DISPLAY));
+        }
+
+        @Test
+        void doesNotSetDisplayWhenDisplayIsSetButEnabledIsNil() {
+            assertThat(onePciGpu("{\"display\":{}}")).isEqualTo(pci("ua-gpu-gpu_name0", "0x0", NO_DISPLAY));
+        }
+
+        @Test
+        void doesNotSetDisplayWhenDisplayEnabledIsFalse() {
+            assertThat(onePciGpu("{\"display\":{\"enabled\":false}}")).isEqualTo(pci("ua-gpu-gpu_name0", "0x0", NO_DISPLAY));
+        }
+
+        /** The case ac2ad7de6a changed: main writes ramfb when ramFB is absent. */
         @Test
         void setsDisplayOnWhenExplicitlyEnabledWithRamfb() {
             assertThat(onePciGpu("{\"display\":{\"enabled\":true}}")).isEqualTo(pci("ua-gpu-gpu_name0", "0x0", DISPLAY_RAMFB));
@@ -204,6 +294,12 @@ class KubeVirtHostdevCasesTest {
         void setsDisplayAndRamfbOnWhenBothExplicitlyEnabled() {
             assertThat(onePciGpu("{\"display\":{\"enabled\":true,\"ramFB\":{\"enabled\":true}}}"))
                     .isEqualTo(pci("ua-gpu-gpu_name0", "0x0", DISPLAY_RAMFB));
+        }
+
+        /** It("does  set ramfb when RamFB is present but Enabled is nil"): main's isRamFBSet, on the builder's input as written. */
+        @Test
+        void isRamFbSetOfMainSaysYesToRamFbPresentWithEnabledNil() {
+            assertThat(KubeVirtRelease.V1_10.ramfbBesidePciDisplay(VgpuDisplay.RamFb.UNSET)).isTrue();
         }
 
         @Test
@@ -241,6 +337,55 @@ class KubeVirtHostdevCasesTest {
             assertThat(xml(env(mdevVar(GPU_RESOURCE0), MDEV_ADDRESS0 + "," + MDEV_ADDRESS1),
                     vmi(List.of(entry(GPU_NAME0, GPU_RESOURCE0, "{\"display\":{\"enabled\":false}}")), List.of())))
                     .isEqualTo(mdev("ua-gpu-gpu_name0", MDEV_ADDRESS0, NO_DISPLAY));
+        }
+    }
+
+    /**
+     * hostdev.go createMDEVHostDeviceWithDisplay, alike at v1.9.0 and main: {@code if RamFB == nil
+     * || *RamFB.Enabled}, a nil dereference for {@code ramFB: {}}. virt-api's defaults make it
+     * {@code enabled: true} first, so the helper writes display and ramfb, and warns.
+     */
+    @Nested
+    class MdevWithRamFbPresentAndEnabledUnset {
+
+        VmiDevices named(String gpus) {
+            return VmiDevices.parse("{\"metadata\":{\"name\":\"vm1\",\"namespace\":\"team-a\"},\"spec\":{\"domain\":{\"devices\":{\"gpus\":["
+                    + gpus + "]}}}}");
+        }
+
+        PlanOutcome.Planned plan(KubeVirtRelease release, LauncherEnv env, VmiDevices vmi) {
+            return (PlanOutcome.Planned) planner.plan(env, Optional.of(vmi), false, release);
+        }
+
+        @Test
+        void isWrittenWithDisplayAndRamfbAsForEnabledTrue() {
+            assertThat(xml(env(mdevVar(GPU_RESOURCE0), MDEV_ADDRESS0), named(entry(GPU_NAME0, GPU_RESOURCE0, "{\"display\":{\"ramFB\":{}}}"))))
+                    .isEqualTo(mdev("ua-gpu-gpu_name0", MDEV_ADDRESS0, DISPLAY_RAMFB));
+        }
+
+        @Test
+        void warnsOnceNamingTheVmiAndTheFieldForEitherRelease() {
+            for (KubeVirtRelease release : KubeVirtRelease.values()) {
+                assertThat(plan(release, env(mdevVar(GPU_RESOURCE0), MDEV_ADDRESS0),
+                        named(entry(GPU_NAME0, GPU_RESOURCE0, "{\"display\":{\"enabled\":true,\"ramFB\":{}}}"))).warnings())
+                        .containsExactly("VMI team-a/vm1: spec.domain.devices.gpus[0].virtualGPUOptions.display.ramFB is {} (enabled unset)"
+                                + " on an mdev vGPU; virt-launcher (v1.9.0 and main) would crash on it, dereferencing the unset enabled"
+                                + " (hostdev.go, createMDEVHostDeviceWithDisplay). virt-api sets enabled: true when it admits a VMI, so this"
+                                + " one did not pass its defaults; written with display and ramfb, as for enabled: true");
+            }
+        }
+
+        @Test
+        void aPciDeviceWithTheSameFieldIsNoCrashAndGetsNoWarning() {
+            assertThat(plan(KubeVirtRelease.V1_9, env(pciVar(GPU_RESOURCE0), PCI_ADDRESS0),
+                    named(entry(GPU_NAME0, GPU_RESOURCE0, "{\"display\":{\"enabled\":true,\"ramFB\":{}}}"))).warnings()).isEmpty();
+        }
+
+        /** createMDEVHostDeviceWithDisplay reads ramFB only when the display is not disabled. */
+        @Test
+        void aDisabledDisplayIsNoCrashAndGetsNoWarning() {
+            assertThat(plan(KubeVirtRelease.V1_9, env(mdevVar(GPU_RESOURCE0), MDEV_ADDRESS0),
+                    named(entry(GPU_NAME0, GPU_RESOURCE0, "{\"display\":{\"enabled\":false,\"ramFB\":{}}}"))).warnings()).isEmpty();
         }
     }
 
@@ -345,7 +490,12 @@ class KubeVirtHostdevCasesTest {
     /**
      * virt-api/webhooks/validating-webhook/admitters/vmi-create-admitter_test.go, "rejecting more
      * than one vGPU display that enables ramfb" and "allowing at most one vGPU display that
-     * enables ramfb": what KubeVirt refuses the helper refuses, what it admits the helper writes.
+     * enables ramfb" (added in main by 93e8f0e299): what KubeVirt refuses the helper refuses,
+     * what it admits the helper writes. Alike for v1.9.0: its countConfiguredMDEVRamFBs does not
+     * count {@code ramFB: {}}, but for a VMI it runs after virt-api's mutator has made that
+     * {@code enabled: true} (mutating-webhook/mutators/vmi-mutator.go, pkg/defaults/defaults.go),
+     * as 93e8f0e299's message says: v1.9.0 let such templates of VMs and VMIRSs through and then
+     * refused the VMI made from them.
      */
     @Nested
     class RamfbAdmission {
@@ -361,7 +511,10 @@ class KubeVirtHostdevCasesTest {
 
         @Test
         void rejectsTwoVgpusWhoseRamFbIsPresentWithEnabledUnset() {
-            assertThat(problems(twoMdevResources(), twoVgpus("{\"enabled\":true,\"ramFB\":{}}", "{\"enabled\":true,\"ramFB\":{}}"))).hasSize(1);
+            assertThat(problems(twoMdevResources(), twoVgpus("{\"enabled\":true,\"ramFB\":{}}", "{\"enabled\":true,\"ramFB\":{}}")))
+                    .containsExactly("gpus[0] 'gpu0' (vendor.com/gpu_name0) and gpus[1] 'gpu1' (vendor.com/gpu_name1) each enable a display"
+                            + " with ramfb (virtualGPUOptions.display with enabled and ramFB.enabled unset or true); KubeVirt refuses such a"
+                            + " VMI and libvirt allows one ramfb per VM");
         }
 
         @Test

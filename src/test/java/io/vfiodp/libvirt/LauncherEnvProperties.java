@@ -68,7 +68,7 @@ class LauncherEnvProperties {
                 assertThat(env.lookup(a.name().value())).isEqualTo(new ResourceVariable.Set(a.kind(), variable, envs.get(variable)));
                 expected.put(variable, planned(variable, a));
             }
-            PlanOutcome plan = new HostdevPlanner().plan(env, Optional.empty(), true);
+            PlanOutcome plan = new HostdevPlanner().plan(env, Optional.empty(), true, KubeVirtRelease.V1_9);
             assertThat(plan).isInstanceOf(PlanOutcome.Planned.class);
             assertThat(((PlanOutcome.Planned) plan).hostdevs()).usingRecursiveFieldByFieldElementComparatorIgnoringFields("origin")
                     .containsExactlyElementsOf(expected.values().stream().flatMap(List::stream).toList());

@@ -38,7 +38,7 @@ class LibvirtToolsTest {
     }
 
     /**
-     * The note the README makes: a libvirt whose schema does not know display/ramfb on a PCI
+     * The note docs/launcher-helper.md makes: a libvirt whose schema does not know display/ramfb on a PCI
      * hostdev (9.0) still defines the domain but drops both, so the guest gets no display; one
      * that knows them keeps them.
      */

@@ -1,10 +1,12 @@
 package io.vfiodp.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.vfiodp.policy.Health;
+import io.vfiodp.policy.PolicyProblem;
 import io.vfiodp.policy.ResourceName;
 import java.time.Clock;
 import java.util.List;
@@ -13,14 +15,17 @@ import org.junit.jupiter.api.Test;
 
 class ServingMetricsTest {
 
-
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final ServingMetrics metrics = new ServingMetrics(registry, "test", Clock.systemUTC());
 
+    private static final PolicyProblem MALFORMED = new PolicyProblem(PolicyProblem.Severity.ERROR,
+            "pciHostDevices[0] (pciVendorSelector '10DE-20B1', resourceName 'nvidia.com/A100') skipped: pciVendorSelector must be VVVV:DDDD");
+    private static final PolicyProblem NO_DOMAIN = new PolicyProblem(PolicyProblem.Severity.ERROR,
+            "mediatedDevices[2] (mdevNameSelector 'GRID T4-1Q', resourceName 'T4') skipped: resource name 'T4' has no domain prefix");
+
     @Test
     void currentEntryErrorsAreExposedWithReasonAndEntry() {
-        metrics.setConfigEntryErrors(List.of(new ServingMetrics.EntryErrorLabels("malformed_selector", "pciHostDevices[0]"),
-                new ServingMetrics.EntryErrorLabels("missing_domain", "mediatedDevices[2]")));
+        metrics.configEntryErrors(List.of(MALFORMED, NO_DOMAIN));
 
         assertThat(MetricsTestSupport.entryErrors(registry)).isEqualTo(Map.of("malformed_selector/pciHostDevices[0]", 1.0,
                 "missing_domain/mediatedDevices[2]", 1.0));
@@ -28,9 +33,9 @@ class ServingMetricsTest {
 
     @Test
     void fixedEntriesDisappear() {
-        metrics.setConfigEntryErrors(List.of(new ServingMetrics.EntryErrorLabels("malformed_selector", "pciHostDevices[0]")));
+        metrics.configEntryErrors(List.of(MALFORMED));
 
-        metrics.setConfigEntryErrors(List.of());
+        metrics.configEntryErrors(List.of());
 
         assertThat(MetricsTestSupport.entryErrors(registry)).isEmpty();
     }
@@ -61,12 +66,19 @@ class ServingMetricsTest {
 
     @Test
     void vgpuLayoutStateIsOneForTheCurrentStateOnly() {
-        metrics.vgpuLayoutState(io.vfiodp.vgpu.LayoutState.PENDING);
-        metrics.vgpuLayoutState(io.vfiodp.vgpu.LayoutState.FAILED);
+        metrics.vgpuLayoutState("pending");
+        metrics.vgpuLayoutState("failed");
 
         assertThat(value("vfio_dp_vgpu_layout_state", "state", "failed")).isEqualTo(1.0);
         assertThat(value("vfio_dp_vgpu_layout_state", "state", "pending")).isZero();
         assertThat(value("vfio_dp_vgpu_layout_state", "state", "success")).isZero();
+    }
+
+    @Test
+    void aVgpuLayoutStateTheAnnotationDoesNotWriteIsRefusedWithTheStatesItCanBe() {
+        assertThatThrownBy(() -> metrics.vgpuLayoutState("done"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("not a vGPU layout state: 'done' (expected one of [pending, success, failed])");
     }
 
     @Test

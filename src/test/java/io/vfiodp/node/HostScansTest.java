@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.vfiodp.host.ChangedDevices;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciAddress;
-import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.serve.HostTree;
 import java.nio.file.Path;
 import java.util.Optional;

@@ -3,8 +3,8 @@ package io.vfiodp.node;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.policy.config.LocalConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vfiodp.host.DevNodes;
 import io.vfiodp.host.PciAddress;
-import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.DeviceKind;

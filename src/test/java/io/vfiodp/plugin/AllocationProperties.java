@@ -1,15 +1,15 @@
 package io.vfiodp.plugin;
 
-import io.vfiodp.node.TargetState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciAddress;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.fixtures.FixtureNodes;
 import io.vfiodp.host.fixtures.SysfsFixtures;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
+import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.DeviceKind;
 import io.vfiodp.policy.ExposedDevice;
 import io.vfiodp.policy.KubeVirtEnv;

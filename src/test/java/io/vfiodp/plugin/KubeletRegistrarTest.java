@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.kubelet.FileIdentity;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
 import java.nio.file.Path;

@@ -5,6 +5,7 @@ import static io.vfiodp.plugin.Devices.resource;
 import static io.vfiodp.plugin.Devices.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vfiodp.kubelet.FileIdentity;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.plugin.ReconcileAction.Publish;
 import io.vfiodp.plugin.ReconcileAction.Register;

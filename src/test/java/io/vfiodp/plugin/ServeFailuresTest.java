@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * What {@code serve} does when its directories fail it (README "Failure behaviour"): a mistake no
+ * What {@code serve} does when its directories fail it (README, "When serve fails"): a mistake no
  * retry mends stops it at once with one line naming the path and the problem; a problem one
  * resource or one feature has is logged once and retried, and everything else keeps running.
  * Read-only and full file systems are real ones, made in a private mount namespace
@@ -104,8 +104,8 @@ class ServeFailuresTest {
         Path dir = Files.createDirectories(temp.resolve("k".repeat(Math.max(1, 107 - base.length() - 1 - 30))));
         try (KubeletSimulator kubelet = KubeletSimulator.start(dir);
              PluginRuntime runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)), new ScanPolicySource(
-                     new io.vfiodp.host.SysfsScanner(FIXTURES.resolve("hgx-8gpu/sys"), FIXTURES.resolve("hgx-8gpu/dev"))::scan,
-                     java.util.Optional.empty(), io.vfiodp.host.PciIds.bundled()))) {
+                     new io.vfiodp.host.scan.SysfsScanner(FIXTURES.resolve("hgx-8gpu/sys"), FIXTURES.resolve("hgx-8gpu/dev"))::scan,
+                     java.util.Optional.empty(), io.vfiodp.host.pciids.PciIds.bundled()))) {
             kubelet.awaitRegistrations(List.of(GPUS, NVSWITCH), 1, WAIT);
 
             List<String> endpoints = kubelet.registrations().stream().map(KubeletSimulator.Registration::endpoint).toList();

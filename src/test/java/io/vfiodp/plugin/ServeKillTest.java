@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.grpc.Status;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;
+import io.vfiodp.kubelet.FileIdentity;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,22 +1,22 @@
 package io.vfiodp.plugin;
 
-import io.vfiodp.node.TargetState;
-import io.vfiodp.node.ScanPolicySource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.demo.TreeManifest;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;
-import java.nio.file.Files;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
+import io.vfiodp.node.ScanPolicySource;
+import io.vfiodp.node.TargetState;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.DeviceSpec;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

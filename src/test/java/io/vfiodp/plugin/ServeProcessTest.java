@@ -3,11 +3,13 @@ package io.vfiodp.plugin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.demo.kubelet.ManualClock;
 import io.vfiodp.demo.kubelet.Watch;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -50,15 +52,25 @@ class ServeProcessTest {
         }
     }
 
+    /**
+     * The kubelet takes a last empty list literally and forgets the devices at once, but keeps a
+     * resource whose stream ended for 5 minutes with its devices Unhealthy (kubernetes/kubernetes
+     * pkg/kubelet/cm/devicemanager/manager.go at 7510f32987: PluginDisconnected and GetCapacity;
+     * endpointStopGracePeriod, types.go at 28f88c77b6): that grace hides a restart or an upgrade of
+     * the DaemonSet. So SIGTERM ends the streams without an empty list.
+     */
     @Test
-    void sigtermSendsAFinalEmptyListRemovesTheSocketsAndExitsZero() throws Exception {
-        try (KubeletSimulator kubelet = KubeletSimulator.start(dir)) {
+    void sigtermEndsTheStreamsWithoutAnEmptyListSoTheKubeletKeepsTheCapacityForItsGrace() throws Exception {
+        ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+        try (KubeletSimulator kubelet = KubeletSimulator.start(dir, clock)) {
             Path log = dir.resolve("serve.log");
             Process serve = ServeJvm.start(T4_NUMA, dir, log);
             try {
                 kubelet.awaitRegistrations(List.of(T4), 1, Duration.ofSeconds(20));
                 Watch watch = kubelet.watch(T4);
                 watch.awaitUpdates(1, Duration.ofSeconds(5));
+                // t4-numa has no /dev/vfio/65, the group node of 0000:b2:00.0: it is Unhealthy
+                assertThat(kubelet.resource(T4).map(r -> r.capacity() + "/" + r.allocatable())).contains("4/3");
 
                 long t0 = System.nanoTime();
                 serve.destroy();
@@ -67,7 +79,14 @@ class ServeProcessTest {
                 assertThat(serve.exitValue()).isZero();
                 assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(5000);
                 assertThat(watch.awaitEnd(Duration.ofSeconds(2)).isOk()).isTrue();
-                assertThat(watch.updates()).extracting(ListAndWatchResponse::getDevicesCount).containsExactly(4, 0);
+                assertThat(watch.updates()).extracting(ListAndWatchResponse::getDevicesCount).containsExactly(4);
+                assertThat(kubelet.resource(T4).map(r -> r.capacity() + "/" + r.allocatable())).contains("4/0");
+                assertThat(kubelet.resource(T4).orElseThrow().unhealthy())
+                        .containsExactlyInAnyOrder("0000:1a:00.0", "0000:1b:00.0", "0000:b1:00.0", "0000:b2:00.0");
+                clock.advance(Duration.ofMinutes(5));
+                assertThat(kubelet.resource(T4).map(r -> r.capacity() + "/" + r.allocatable())).contains("4/0");
+                clock.advance(Duration.ofSeconds(1));
+                assertThat(kubelet.resources()).isEmpty();
                 assertThat(Leaks.sockets(dir)).containsExactly("kubelet.sock");
             } finally {
                 serve.destroyForcibly().waitFor();

@@ -3,7 +3,7 @@ package io.vfiodp.plugin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.ResourceName;

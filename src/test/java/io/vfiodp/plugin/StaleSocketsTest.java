@@ -6,6 +6,7 @@ import static io.vfiodp.plugin.Devices.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.kubelet.FileIdentity;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;

@@ -1,5 +1,6 @@
 package io.vfiodp.plugin;
 
+import io.vfiodp.kubelet.FileIdentity;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.plugin.ReconcileAction.Log;
 import io.vfiodp.plugin.ReconcileAction.NotifyHealthChanged;

@@ -2,7 +2,10 @@ package io.vfiodp.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.PciAddress;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.policy.config.PciHostDevice;
+import io.vfiodp.policy.config.PermittedHostDevices;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -88,5 +91,28 @@ class DeparturesTest {
         PolicyResult same = policy(twoT4s());
 
         assertThat(Departures.keepOneMorePass(same.desiredState(), same)).isEqualTo(same.desiredState());
+    }
+
+    /**
+     * The Unhealthy reason (what the VfioDeviceUnhealthy Node event and vfio_dp_health_transitions'
+     * reason label carry) is the policy's skip reason word for word: one source for inventory,
+     * events and metrics, including the words for a device virt-handler's selector names.
+     */
+    @Test
+    void aDepartedDevicesReasonIsThePolicysReasonForItWordForWord() throws Exception {
+        DesiredState before = policy(twoT4s()).desiredState();
+        SnapshotBuilder after = twoT4s();
+        after.fn("0000:1a:00.0").id(0x10de, 0x1eb8).cls(0x030200).driver("nvidia").group(24);
+        PolicyResult next = PolicyEngine.evaluate(after.build(), Optional.of(new PermittedHostDevices(List.of(
+                        new PciHostDevice("10DE:1EB8", "nvidia.com/T4", false)), List.of())),
+                PciIds.parse("test", "10de  NVIDIA Corporation\n".getBytes(StandardCharsets.UTF_8)));
+
+        assertThat(devices(Departures.keepOneMorePass(before, next))).containsExactly(
+                "nvidia.com/TU104GL_TESLA_T4 0000:1a:00.0 no longer exposed: " + ((Decision.Skipped) next.functions().get(
+                        PciAddress.parse("0000:1a:00.0"))).reason() + "; removed at the next rescan",
+                "nvidia.com/TU104GL_TESLA_T4 0000:1b:00.0 no longer exposed: pciHostDevices[0] (10de:1eb8 → nvidia.com/T4) has no"
+                        + " externalResourceProvider: true, so KubeVirt's virt-handler serves it; removed at the next rescan");
+        assertThat(((Decision.Skipped) next.functions().get(PciAddress.parse("0000:1a:00.0"))).reason())
+                .endsWith("the host driver nvidia holds it: no one serves it; virt-handler would serve it as nvidia.com/T4 once it is on vfio-pci");
     }
 }

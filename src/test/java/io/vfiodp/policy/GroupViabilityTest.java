@@ -2,7 +2,7 @@ package io.vfiodp.policy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

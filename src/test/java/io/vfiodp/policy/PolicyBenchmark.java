@@ -1,7 +1,7 @@
 package io.vfiodp.policy;
 
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.config.MediatedHostDevice;
 import io.vfiodp.policy.config.PciHostDevice;
 import io.vfiodp.policy.config.PermittedHostDevices;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciAddress;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.Decision.Companion;
 import io.vfiodp.policy.Decision.Exposed;
 import io.vfiodp.policy.Decision.Skipped;
@@ -393,6 +393,80 @@ class PolicyEngineTest {
                     java.util.Map.entry(a("0000:5e:00.0"), new Skipped("pciHostDevices[1] (10de:20b1 → nvidia.com/A100) has no"
                             + " externalResourceProvider: true, so KubeVirt's virt-handler serves it")),
                     java.util.Map.entry(a("0000:86:00.0"), new Skipped("no pciHostDevices entry selects 10de:26b9")));
+        }
+
+        /*
+         * kubevirt/kubevirt pkg/virt-handler/device-manager/pci_device.go discoverPermittedHostPCIDevices
+         * (v1.9.0 79d34c1762, unchanged in main d923fdb815): a device its map selects is served only
+         * when GetDeviceDriver reads "vfio-pci", or shouldPermitNvidia (nvidia.go) finds an SR-IOV
+         * vGPU VF on nvidia with a vGPU type; without a driver link GetDeviceDriver fails and the
+         * device is skipped. So a device on a host driver is nobody's.
+         */
+        @Test
+        void aDeviceOnAHostDriverThatVirtHandlersSelectorNamesIsServedByNoOne() {
+            SnapshotBuilder b = new SnapshotBuilder();
+            b.gpu("0000:3b:00.0", 0x1eb8, 12).driver("nvidia");
+            PolicyResult result = configured(b.build(), new PermittedHostDevices(List.of(
+                    new PciHostDevice("10DE:1EB8", "nvidia.com/T4", false)), List.of()));
+
+            assertThat(result.desiredState().resources()).isEmpty();
+            assertThat(result.functions().get(a("0000:3b:00.0"))).isEqualTo(new Skipped("pciHostDevices[0] (10de:1eb8 → nvidia.com/T4)"
+                    + " has no externalResourceProvider: true, so it is KubeVirt's virt-handler's to serve, but the host driver nvidia"
+                    + " holds it: no one serves it; virt-handler would serve it as nvidia.com/T4 once it is on vfio-pci"));
+        }
+
+        @Test
+        void aNicOnItsHostDriverThatVirtHandlersSelectorNamesIsServedByNoOne() {
+            SnapshotBuilder b = new SnapshotBuilder();
+            b.fn("0000:5e:00.0").id(0x8086, 0x1521).cls(0x020000).driver("igb").group(20);
+            PolicyResult result = configured(b.build(), new PermittedHostDevices(List.of(
+                    new PciHostDevice("8086:1521", "intel.com/I350", false)), List.of()));
+
+            assertThat(result.functions().get(a("0000:5e:00.0"))).isEqualTo(new Skipped("pciHostDevices[0] (8086:1521 → intel.com/I350)"
+                    + " has no externalResourceProvider: true, so it is KubeVirt's virt-handler's to serve, but the host driver igb"
+                    + " holds it: no one serves it; virt-handler would serve it as intel.com/I350 once it is on vfio-pci"));
+        }
+
+        @Test
+        void aDeviceWithoutADriverThatVirtHandlersSelectorNamesIsServedByNoOne() {
+            SnapshotBuilder b = new SnapshotBuilder();
+            b.gpu("0000:3b:00.0", 0x1eb8, 12).driver(null);
+            PolicyResult result = configured(b.build(), new PermittedHostDevices(List.of(
+                    new PciHostDevice("10DE:1EB8", "nvidia.com/T4", false)), List.of()));
+
+            assertThat(result.functions().get(a("0000:3b:00.0"))).isEqualTo(new Skipped("pciHostDevices[0] (10de:1eb8 → nvidia.com/T4)"
+                    + " has no externalResourceProvider: true, so it is KubeVirt's virt-handler's to serve, but no driver holds it, and"
+                    + " virt-handler takes only vfio-pci: no one serves it; virt-handler would serve it as nvidia.com/T4 once it is on"
+                    + " vfio-pci"));
+        }
+
+        /** pci_device.go compares the driver with "vfio-pci" exactly: a vendor variant of it is not taken. */
+        @Test
+        void aDeviceOnAVendorVariantOfVfioPciThatVirtHandlersSelectorNamesIsServedByNoOne() {
+            SnapshotBuilder b = new SnapshotBuilder();
+            b.gpu("0009:01:00.0", 0x2342, 12).driver("nvgrace_gpu_vfio_pci");
+            PolicyResult result = configured(b.build(), new PermittedHostDevices(List.of(
+                    new PciHostDevice("10DE:2342", "nvidia.com/GH100", false)), List.of()));
+
+            assertThat(result.functions().get(a("0009:01:00.0"))).isEqualTo(new Skipped("pciHostDevices[0] (10de:2342 → nvidia.com/GH100)"
+                    + " has no externalResourceProvider: true, so it is KubeVirt's virt-handler's to serve, but it is on"
+                    + " nvgrace_gpu_vfio_pci, and virt-handler takes only vfio-pci: no one serves it; virt-handler would serve it as"
+                    + " nvidia.com/GH100 once it is on vfio-pci"));
+        }
+
+        /** nvidia.go shouldPermitNvidia: an SR-IOV vGPU VF on nvidia with a vGPU type is virt-handler's. */
+        @Test
+        void anSriovVgpuVfOnNvidiaThatVirtHandlersSelectorNamesIsServedByVirtHandler() {
+            PolicyResult result = configured(l40sHost().build(), new PermittedHostDevices(List.of(
+                    new PciHostDevice("10DE:26B9", "nvidia.com/L40S_VF", false)), List.of()));
+
+            assertThat(result.desiredState().resources()).isEmpty();
+            assertThat(result.functions().get(a("0000:41:00.4"))).isEqualTo(new Skipped("pciHostDevices[0] (10de:26b9 →"
+                    + " nvidia.com/L40S_VF) has no externalResourceProvider: true, so KubeVirt's virt-handler serves it"));
+            assertThat(result.functions().get(a("0000:41:00.0"))).isEqualTo(new Skipped("pciHostDevices[0] (10de:26b9 →"
+                    + " nvidia.com/L40S_VF) has no externalResourceProvider: true, so it is KubeVirt's virt-handler's to serve, but the"
+                    + " host driver nvidia holds it: no one serves it; virt-handler would serve it as nvidia.com/L40S_VF once it is on"
+                    + " vfio-pci"));
         }
 
         @Test

@@ -3,9 +3,9 @@ package io.vfiodp.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.fixtures.SysfsFixtures;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.policy.config.MediatedHostDevice;
 import io.vfiodp.policy.config.PciHostDevice;
 import io.vfiodp.policy.config.PermittedHostDevices;

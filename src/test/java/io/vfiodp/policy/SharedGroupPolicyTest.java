@@ -8,7 +8,7 @@ import static io.vfiodp.policy.PolicyEngineTest.pciDevice;
 import static io.vfiodp.policy.PolicyEngineTest.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.policy.Decision.Companion;
 import io.vfiodp.policy.config.PciHostDevice;
 import io.vfiodp.policy.config.PermittedHostDevices;

@@ -160,6 +160,7 @@ class HealthOnFixturesTest {
 
         w.awaitEnd(WAIT);
         assertThat(w.latest().orElseThrow().getDevicesCount()).isZero();
+        assertThat(served.kubelet.resource(T4).map(r -> r.capacity() + "/" + r.allocatable())).contains("0/0");
         // the server removes its socket right after closing the streams
         await().atMost(WAIT).untilAsserted(() -> assertThat(socket).doesNotExist());
     }

@@ -9,10 +9,10 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChanne
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.fixtures.SysfsFixtures;
 import io.vfiodp.host.fixtures.Trees;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.plugin.PluginRuntime;

@@ -4,8 +4,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.node.NodeStateSource;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.plugin.PluginListener;

@@ -1,8 +1,8 @@
 package io.vfiodp.serve;
 
-import io.vfiodp.host.Uevent;
-import io.vfiodp.host.UeventQueue;
-import io.vfiodp.host.UeventSocket;
+import io.vfiodp.host.uevent.Uevent;
+import io.vfiodp.host.uevent.UeventQueue;
+import io.vfiodp.host.uevent.UeventSocket;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * A fake kernel over a {@link HostTree}: changes the tree as an operator's action changes sysfs
- * and /dev, and sends the uevents Linux sends for it, in its order (README, "Real-kernel tests";
+ * and /dev, and sends the uevents Linux sends for it, in its order (docs/development.md, "Real-kernel tests";
  * {@code RealKernelUeventIT} shows them on Linux 6.1). Each method returns the events it sent.
  */
 public final class TreeKernel {

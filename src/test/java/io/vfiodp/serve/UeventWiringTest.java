@@ -2,9 +2,9 @@ package io.vfiodp.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.host.UeventQueue;
-import io.vfiodp.host.UeventSocket;
+import io.vfiodp.host.scan.SysfsScanner;
+import io.vfiodp.host.uevent.UeventQueue;
+import io.vfiodp.host.uevent.UeventSocket;
 import io.vfiodp.node.HostScans;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.vfiodp.host.ChangedDevices;
 import io.vfiodp.host.PciAddress;
-import io.vfiodp.host.Uevent;
-import io.vfiodp.host.UeventQueue;
+import io.vfiodp.host.uevent.Uevent;
+import io.vfiodp.host.uevent.UeventQueue;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,14 +1,13 @@
 package io.vfiodp.vgpu;
 
-import io.vfiodp.host.fixtures.Trees;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.MdevInstance;
 import io.vfiodp.host.PciAddress;
-import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.VgpuType;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
+import io.vfiodp.host.fixtures.Trees;
+import io.vfiodp.host.scan.SysfsScanner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,8 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The layout manager against fixture nodes whose kernel is played by {@link KernelFake}. */
 class LayoutManagerTest {

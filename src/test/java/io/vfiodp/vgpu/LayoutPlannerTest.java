@@ -1,20 +1,19 @@
 package io.vfiodp.vgpu;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.MdevParent;
 import io.vfiodp.host.MdevType;
 import io.vfiodp.host.PciAddress;
-import io.vfiodp.host.SysfsScanner;
-import org.junit.jupiter.api.Test;
-
+import io.vfiodp.host.scan.SysfsScanner;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 class LayoutPlannerTest {
 

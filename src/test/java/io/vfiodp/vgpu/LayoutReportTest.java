@@ -3,7 +3,7 @@ package io.vfiodp.vgpu;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.policy.config.DesiredMdevTypes;
 import java.nio.file.Path;
 import java.util.List;

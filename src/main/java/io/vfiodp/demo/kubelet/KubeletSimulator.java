@@ -23,11 +23,13 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,9 +39,11 @@ import java.util.concurrent.TimeoutException;
 /**
  * A kubelet, as far as device plugins can tell: the {@code Registration} service on
  * {@code kubelet.sock} with the kubelet's checks, a client per registered plugin that keeps
- * ListAndWatch open and records every update, and the calls the kubelet makes when a pod
- * needs devices. {@link #restart()} behaves like a kubelet restart: every socket in the
- * directory is deleted and {@code kubelet.sock} is created anew.
+ * ListAndWatch open and records every update, the node's capacity and allocatable the kubelet
+ * makes of those lists and of streams that end ({@link #resources()}, by the kubelet's rules,
+ * {@link DeviceManager}), and the calls the kubelet makes when a pod needs devices.
+ * {@link #restart()} behaves like a kubelet restart: every socket in the directory is deleted and
+ * {@code kubelet.sock} is created anew.
  *
  * <p>Used by the tests and by the {@code demo} command.
  */
@@ -47,6 +51,8 @@ public final class KubeletSimulator implements AutoCloseable {
 
     public static final String SOCKET = "kubelet.sock";
     public static final String VERSION = "v1beta1";
+    /** How long the kubelet keeps a resource whose plugin's stream ended: devicemanager's endpointStopGracePeriod. */
+    public static final Duration STOP_GRACE = DeviceManager.STOP_GRACE;
 
     private final Path dir;
     private final EpollEventLoopGroup group;
@@ -56,6 +62,7 @@ public final class KubeletSimulator implements AutoCloseable {
     private final List<Registration> registrations = new ArrayList<>();
     private final List<String> rejections = new ArrayList<>();
     private final PluginConnections connections = new PluginConnections();
+    private final DeviceManager deviceManager;
     private Server server;
     // Which kubelet run a Register call reached (bumped when one stops), and where the current run's registrations begin.
     private long starts;
@@ -68,8 +75,9 @@ public final class KubeletSimulator implements AutoCloseable {
      */
     public record Registration(String resourceName, String endpoint, DevicePluginOptions options, Instant at) {}
 
-    private KubeletSimulator(Path dir) {
+    private KubeletSimulator(Path dir, Clock clock) {
         this.dir = dir;
+        this.deviceManager = new DeviceManager(clock);
         this.group = new EpollEventLoopGroup(1, new DefaultThreadFactory("kubelet-sim-epoll", true));
         this.handlers = Executors.newFixedThreadPool(2, new DefaultThreadFactory("kubelet-sim", true));
         this.streams = Executors.newSingleThreadExecutor(new DefaultThreadFactory("kubelet-sim-streams", true));
@@ -77,7 +85,12 @@ public final class KubeletSimulator implements AutoCloseable {
 
     /** Creates {@code kubelet.sock} in {@code dir} and serves Registration on it. */
     public static KubeletSimulator start(Path dir) throws IOException {
-        KubeletSimulator k = new KubeletSimulator(dir);
+        return start(dir, Clock.systemUTC());
+    }
+
+    /** As {@link #start(Path)}, with {@code clock} timing the grace of a plugin whose stream ended. */
+    public static KubeletSimulator start(Path dir, Clock clock) throws IOException {
+        KubeletSimulator k = new KubeletSimulator(dir, clock);
         try {
             k.startRegistration();
         } catch (IOException | RuntimeException e) {
@@ -138,7 +151,16 @@ public final class KubeletSimulator implements AutoCloseable {
         String endpoint = request.getEndpoint();
         ManagedChannel channel = PluginConnection.dial(socket, group, streams);
         DevicePluginOptions options = PluginConnection.options(channel, request.getResourceName(), socket);
-        Watch watch = new Watch(request.getResourceName());
+        String resource = request.getResourceName();
+        Watch watch = new Watch(resource, new Watch.Listener() {
+            @Override public void listed(Watch w, ListAndWatchResponse list) {
+                deviceManager.listed(resource, w, list);
+            }
+
+            @Override public void ended(Watch w) {
+                deviceManager.ended(resource, w);
+            }
+        });
         synchronized (this) {
             if (start != starts) {
                 // A restarted kubelet is a new process: what its predecessor was answering never reaches it.
@@ -147,6 +169,7 @@ public final class KubeletSimulator implements AutoCloseable {
                         + request.getResourceName()));
             }
             connections.put(request.getResourceName(), channel, watch);
+            deviceManager.connected(resource, watch);
             registrations.add(new Registration(request.getResourceName(), endpoint, options, Instant.now()));
             notifyAll();
         }
@@ -191,9 +214,23 @@ public final class KubeletSimulator implements AutoCloseable {
         return connections.watch(resource);
     }
 
-    /** Opens one more ListAndWatch stream to {@code resource}'s plugin. */
+    /**
+     * Every resource the Node's status lists now, by name, as the kubelet's GetCapacity reports
+     * them: a resource whose plugin's stream ended more than 5 minutes ago (by the clock given to
+     * {@link #start(Path, Clock)}) is gone.
+     */
+    public Map<String, NodeResource> resources() {
+        return deviceManager.capacity();
+    }
+
+    /** {@code resource} in the Node's status, if it is listed. */
+    public Optional<NodeResource> resource(String resource) {
+        return Optional.ofNullable(resources().get(resource));
+    }
+
+    /** Opens one more ListAndWatch stream to {@code resource}'s plugin; the kubelet's own account ignores it. */
     public Watch openWatch(String resource) {
-        Watch w = new Watch(resource);
+        Watch w = new Watch(resource, Watch.Listener.NONE);
         DevicePluginGrpc.newStub(channel(resource)).listAndWatch(Empty.getDefaultInstance(), w.observer());
         return w;
     }
@@ -228,6 +265,7 @@ public final class KubeletSimulator implements AutoCloseable {
      */
     public void restart() throws IOException {
         stopRegistration();
+        deviceManager.restarted();
         dropConnections();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path p : entries) if (RegistrationRules.isSocket(p)) Files.deleteIfExists(p);

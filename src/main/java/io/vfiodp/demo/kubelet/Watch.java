@@ -15,13 +15,28 @@ import java.util.function.Predicate;
 /** One ListAndWatch stream as the kubelet holds it: every update received, in order, until it ends. */
 public final class Watch implements AutoCloseable {
 
+    /** Told of every list and of the end, after the Watch has recorded them. */
+    interface Listener {
+        Listener NONE = new Listener() {
+            @Override public void listed(Watch w, ListAndWatchResponse list) {}
+
+            @Override public void ended(Watch w) {}
+        };
+
+        void listed(Watch w, ListAndWatchResponse list);
+
+        void ended(Watch w);
+    }
+
     private final String resource;
+    private final Listener listener;
     private final List<ListAndWatchResponse> updates = new ArrayList<>();
     private ClientCallStreamObserver<Empty> call;
     private Status end;
 
-    Watch(String resource) {
+    Watch(String resource, Listener listener) {
         this.resource = resource;
+        this.listener = listener;
     }
 
     ClientResponseObserver<Empty, ListAndWatchResponse> observer() {
@@ -33,6 +48,8 @@ public final class Watch implements AutoCloseable {
             }
 
             @Override public void onNext(ListAndWatchResponse value) {
+                // the kubelet's account first: whoever sees the update may look at the capacity
+                listener.listed(Watch.this, value);
                 synchronized (Watch.this) {
                     updates.add(value);
                     Watch.this.notifyAll();
@@ -49,9 +66,12 @@ public final class Watch implements AutoCloseable {
         };
     }
 
-    private synchronized void finish(Status status) {
-        end = status;
-        notifyAll();
+    private void finish(Status status) {
+        listener.ended(this);
+        synchronized (this) {
+            end = status;
+            notifyAll();
+        }
     }
 
     public String resource() {

@@ -1,6 +1,6 @@
 package io.vfiodp.dra.claims;
 
-import io.vfiodp.dra.AttributeValue;
+import io.vfiodp.dra.model.AttributeValue;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;

@@ -2,8 +2,8 @@ package io.vfiodp.dra.claims;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.vfiodp.dra.DraDevice;
-import io.vfiodp.dra.DriverView;
+import io.vfiodp.dra.model.DraDevice;
+import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.policy.Health;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,6 +1,6 @@
 package io.vfiodp.dra.claims;
 
-import io.vfiodp.dra.AttributeValue;
+import io.vfiodp.dra.model.AttributeValue;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;

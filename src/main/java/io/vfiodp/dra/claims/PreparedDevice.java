@@ -1,6 +1,6 @@
 package io.vfiodp.dra.claims;
 
-import io.vfiodp.dra.AttributeValue;
+import io.vfiodp.dra.model.AttributeValue;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;

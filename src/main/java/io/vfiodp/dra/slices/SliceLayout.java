@@ -1,13 +1,13 @@
 package io.vfiodp.dra.slices;
 
-import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
-import io.vfiodp.dra.AttributeValue;
-import io.vfiodp.dra.DraDevice;
-import io.vfiodp.dra.DriverView;
+import io.vfiodp.dra.model.AttributeValue;
+import io.vfiodp.dra.model.DraDevice;
+import io.vfiodp.dra.model.DriverView;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -62,8 +62,9 @@ public final class SliceLayout {
         return "vfio-" + digest(node + "/" + driver) + "-" + index;
     }
 
+    /** Slice {@code index} of {@code count}, owned by the Node when its UID is known, so that it goes when the Node does. */
     public static ResourceSlice slice(String driver, String node, int index, int count, long generation, List<Entry> entries,
-            Optional<OwnerReference> owner) {
+            Optional<String> nodeUid) {
         List<Device> devices = new ArrayList<>();
         for (Entry e : entries) {
             Map<String, DeviceAttribute> attributes = new LinkedHashMap<>();
@@ -81,7 +82,8 @@ public final class SliceLayout {
                     .withNewPool().withName(node).withGeneration(generation).withResourceSliceCount((long) count).endPool()
                     .withDevices(devices)
                 .endSpec();
-        owner.ifPresent(o -> b.editMetadata().withOwnerReferences(o).endMetadata());
+        nodeUid.ifPresent(uid -> b.editMetadata().withOwnerReferences(new OwnerReferenceBuilder().withApiVersion("v1").withKind("Node")
+                .withName(node).withUid(uid).withController(true).build()).endMetadata());
         return b.build();
     }
 

@@ -1,17 +1,12 @@
 package io.vfiodp.dra.slices;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.vfiodp.triggers.Backoff;
-import io.vfiodp.triggers.CoalescingTrigger;
-import io.vfiodp.triggers.ProblemLog;
 import io.vfiodp.triggers.Worker;
 import java.time.Duration;
 import java.util.HashMap;
@@ -19,91 +14,78 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ScheduledFuture;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps this node's ResourceSlices equal to the layout it was last given, on its own thread
- * ({@value #THREAD_NAME}): level-triggered, so a new layout, a registration (the kubelet deletes a
- * node's slices when it starts, and a driver's when it was gone a while) and a periodic resync all
- * just ask for a pass. A pass reads the slices by their names ({@code <node>-<driver>-<i>}, from 0
- * until one is missing), and when they differ from the layout writes every slice with the pool's
- * next generation and deletes the ones left over. Reading by name needs only {@code get}: no right
- * to list or watch every node's slices. Failures are retried with backoff and logged when the
- * problem changes.
+ * Writes this node's ResourceSlices as the driver's step asks, on a thread of its own
+ * ({@value #THREAD_NAME}), since the API server may be slow to answer. It decides nothing: when to
+ * sync, what to publish, when to retry and what to log are the step's; a sync makes the API hold
+ * the layout it is given and reports what the API holds then.
+ *
+ * <p>A sync reads the slices by their names ({@code <node>-<driver>-<i>}, from 0 until one is
+ * missing), and when they differ from the layout writes every slice with the pool's next
+ * generation and deletes the ones left over. Reading by name needs only {@code get}: no right to
+ * list or watch every node's slices.
  */
 public final class SlicePublisher implements AutoCloseable {
 
     static final String THREAD_NAME = "vfio-dra-slices";
-    /** A pass in flight may wait on the API server's answers. */
+    /** A sync in flight may wait on the API server's answers. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.dra");
 
     private final KubernetesClient client;
     private final String driver;
     private final String node;
-    private final Duration resync;
-    private final Backoff backoff;
     private final Worker thread;
-    private final CoalescingTrigger syncSoon;
-    // Empty until the first layout: a pass before it would delete the slices a previous run left.
-    private volatile Optional<List<List<SliceLayout.Entry>>> desired = Optional.empty();
-    private volatile Published published = new Published(0, 0, Optional.empty());
 
-    // Confined to the publisher thread.
-    private long generation;
-    private int failures;
-    private final ProblemLog problems = new ProblemLog(log);
-    private ScheduledFuture<?> retry;
-    private Optional<OwnerReference> owner = Optional.empty();
-    private boolean closed;
+    /** Where a sync left the API: the pool's generation and slice count, or why it could not write. */
+    public sealed interface Outcome {
 
-    /** What the API holds as far as the last pass saw: the pool's generation, its slice count, the last failure. */
-    public record Published(long generation, int slices, Optional<String> problem) {}
+        /** The Node's UID, when this sync read it: what the slices name as their owner. */
+        Optional<String> nodeUid();
 
-    public SlicePublisher(KubernetesClient client, String driver, String node, Duration resync, Backoff backoff) {
+        /** The API holds the layout, {@code devices} in {@code slices}; {@code written} when this sync had to write it. */
+        record Synced(long generation, int slices, int devices, boolean written, Optional<String> nodeUid) implements Outcome {}
+
+        /** The API could not be made to hold it; {@code generation} is the highest this sync saw or wrote. */
+        record Failed(String problem, long generation, Optional<String> nodeUid) implements Outcome {}
+    }
+
+    public SlicePublisher(KubernetesClient client, String driver, String node) {
         this.client = Objects.requireNonNull(client, "client");
         this.driver = driver;
         this.node = node;
-        this.resync = resync;
-        this.backoff = backoff;
         this.thread = Worker.start(THREAD_NAME);
-        this.syncSoon = new CoalescingTrigger(thread, this::guardedSync);
-        thread.every(resync, this::requestSync);
     }
 
-    /** Publish {@code layout} from now on. */
-    public void publish(List<List<SliceLayout.Entry>> layout) {
-        desired = Optional.of(List.copyOf(layout));
-        requestSync();
-    }
-
-    /** Compare with the API soon; cheap and coalesced. */
-    public void requestSync() {
-        syncSoon.fire();
-    }
-
-    public Published published() {
-        return published;
-    }
-
-    private void guardedSync() {
-        if (closed) return;
-        try {
-            sync();
-        } catch (RuntimeException e) {
-            log.error("DRA slice publishing step failed; retried at the next pass", e);
-        }
+    /**
+     * Makes the API hold {@code layout} on the publisher's thread, then hands the outcome to {@code done}.
+     *
+     * @param generation the pool's generation as far as the caller knows; a write goes above it and above what the API holds
+     * @param nodeUid    the Node's UID when known; when empty it is read before writing, and the slices go without an owner if it cannot be
+     */
+    public void sync(List<List<SliceLayout.Entry>> layout, long generation, Optional<String> nodeUid, Consumer<Outcome> done) {
+        List<List<SliceLayout.Entry>> copy = List.copyOf(layout);
+        thread.offer(() -> {
+            Outcome outcome;
+            try {
+                outcome = syncNow(copy, generation, nodeUid);
+            } catch (RuntimeException e) {
+                outcome = new Outcome.Failed("cannot write the ResourceSlices of pool " + node + ": " + e, generation, nodeUid);
+            }
+            done.accept(outcome);
+        });
     }
 
     private NonNamespaceOperation<ResourceSlice, ResourceSliceList, Resource<ResourceSlice>> slices() {
         return client.dynamicResourceAllocation().v1().resourcesSlices();
     }
 
-    private void sync() {
-        if (desired.isEmpty()) return;
-        List<List<SliceLayout.Entry>> layout = desired.get();
+    private Outcome syncNow(List<List<SliceLayout.Entry>> layout, long known, Optional<String> nodeUid) {
+        long generation = known;
         try {
             Map<String, ResourceSlice> existing = new HashMap<>();
             for (int i = 0; ; i++) {
@@ -117,30 +99,25 @@ public final class SlicePublisher implements AutoCloseable {
             }
             long seen = existing.values().stream().mapToLong(s -> s.getSpec().getPool().getGeneration() == null ? 0 : s.getSpec().getPool().getGeneration())
                     .max().orElse(0);
-            if (upToDate(existing, layout)) {
-                generation = seen;
-            } else {
-                if (owner.isEmpty()) owner = nodeOwner();
-                generation = Math.max(generation, seen) + 1;
-                for (int i = 0; i < layout.size(); i++) {
-                    ResourceSlice slice = SliceLayout.slice(driver, node, i, layout.size(), generation, layout.get(i), owner);
-                    ResourceSlice old = existing.remove(slice.getMetadata().getName());
-                    if (old == null) {
-                        slices().resource(slice).create();
-                    } else {
-                        slice.getMetadata().setResourceVersion(old.getMetadata().getResourceVersion());
-                        slices().resource(slice).update();
-                    }
+            int devices = layout.stream().mapToInt(List::size).sum();
+            if (upToDate(existing, layout)) return new Outcome.Synced(seen, layout.size(), devices, false, nodeUid);
+            if (nodeUid.isEmpty()) nodeUid = nodeUid();
+            generation = Math.max(generation, seen) + 1;
+            for (int i = 0; i < layout.size(); i++) {
+                ResourceSlice slice = SliceLayout.slice(driver, node, i, layout.size(), generation, layout.get(i), nodeUid);
+                ResourceSlice old = existing.remove(slice.getMetadata().getName());
+                if (old == null) {
+                    slices().resource(slice).create();
+                } else {
+                    slice.getMetadata().setResourceVersion(old.getMetadata().getResourceVersion());
+                    slices().resource(slice).update();
                 }
-                for (String leftOver : existing.keySet()) slices().withName(leftOver).delete();
-                log.info("DRA: published {} device(s) of pool {} in {} ResourceSlice(s), generation {}",
-                        layout.stream().mapToInt(List::size).sum(), node, layout.size(), generation);
             }
-            published = new Published(generation, layout.size(), Optional.empty());
-            problems.resolved("DRA: ResourceSlices of pool " + node + " are written again");
-            failures = 0;
+            for (String leftOver : existing.keySet()) slices().withName(leftOver).delete();
+            return new Outcome.Synced(generation, layout.size(), devices, true, nodeUid);
         } catch (KubernetesClientException e) {
-            failed("cannot write the ResourceSlices of pool " + node + (e.getCode() > 0 ? " (HTTP " + e.getCode() + ")" : "") + ": " + e.getMessage());
+            return new Outcome.Failed("cannot write the ResourceSlices of pool " + node + (e.getCode() > 0 ? " (HTTP " + e.getCode() + ")" : "")
+                    + ": " + e.getMessage(), generation, nodeUid);
         }
     }
 
@@ -164,14 +141,11 @@ public final class SlicePublisher implements AutoCloseable {
                 && s.getMetadata() != null && s.getMetadata().getName() != null;
     }
 
-    /** The Node as owner, so the slices go when the Node does; without it when the Node cannot be read. */
-    private Optional<OwnerReference> nodeOwner() {
+    /** The Node's UID, so that the slices go when the Node does; empty, said in the log, when the Node cannot be read. */
+    private Optional<String> nodeUid() {
         try {
             Node n = client.nodes().withName(node).get();
-            if (n != null && n.getMetadata().getUid() != null) {
-                return Optional.of(new OwnerReferenceBuilder().withApiVersion("v1").withKind("Node").withName(node)
-                        .withUid(n.getMetadata().getUid()).withController(true).build());
-            }
+            if (n != null && n.getMetadata().getUid() != null) return Optional.of(n.getMetadata().getUid());
             log.warn("DRA: Node {} not found; its ResourceSlices are written without an owner", node);
         } catch (KubernetesClientException e) {
             log.warn("DRA: cannot read Node {} ({}); its ResourceSlices are written without an owner", node, e.getMessage());
@@ -179,19 +153,9 @@ public final class SlicePublisher implements AutoCloseable {
         return Optional.empty();
     }
 
-    private void failed(String problem) {
-        failures++;
-        Duration delay = backoff.delayAfter(failures);
-        problems.problem(problem, "DRA: " + problem + "; retrying (backoff up to " + backoff.max().toMillis() + " ms)");
-        published = new Published(generation, published.slices(), Optional.of(problem));
-        if (retry != null) retry.cancel(false);
-        retry = thread.schedule(this::requestSync, delay);
-    }
-
-    /** Stops the thread; the slices stay (the kubelet removes a driver's slices when it is gone for good). */
+    /** Stops the thread after the sync in flight; the slices stay (the kubelet removes a driver's slices when it is gone for good). */
     @Override
     public void close() {
-        // on the thread, so that a pass in flight ends (and schedules no retry) first
-        thread.closeAfter(() -> closed = true, CLOSE_WAIT);
+        thread.closeAfter(() -> {}, CLOSE_WAIT);
     }
 }

@@ -3,7 +3,6 @@ package io.vfiodp.kube.kubevirt;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.kube.ConfigProblemReporter;
 import io.vfiodp.kube.NodeEventRecorder;
-import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.policy.config.ConfigSource;
 import io.vfiodp.policy.config.LocalConfig;
 import io.vfiodp.triggers.Backoff;
@@ -13,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,10 +36,10 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
     private volatile Runnable rescan = () -> { };
 
     private KubeVirtPolicyFollower(KubernetesClient client, Optional<String> nodeName, Optional<Path> configFile,
-            ServingMetrics metrics, Backoff backoff) {
+            Consumer<Boolean> crReadable, Backoff backoff) {
         this.events = nodeName.filter(n -> !n.isBlank()).map(n -> new NodeEventRecorder(client, n));
-        this.problems = new ConfigProblemReporter(events, metrics);
-        this.watcher = new KubeVirtConfigWatcher(client, nodeName, this::changed, () -> rescan.run(), metrics::kubevirtCrReadable, backoff);
+        this.problems = new ConfigProblemReporter(events);
+        this.watcher = new KubeVirtConfigWatcher(client, nodeName, this::changed, () -> rescan.run(), crReadable, backoff);
         this.configs = new CrOrLocalConfigSource(new LocalConfig(configFile, watcher::nodeLabels));
     }
 
@@ -48,15 +48,17 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
      *
      * @param configFile the {@code --config} file (or none: the default policy), for what the CR does not say;
      *                   its {@code nodeMediatedDeviceTypes} are matched against the labels this follower watches
+     * @param crReadable told, after each attempt to list or watch the KubeVirt CRs, whether it got an answer the
+     *                   configuration can follow (serve: the metrics)
      */
     public static KubeVirtPolicyFollower start(KubernetesClient client, Optional<String> nodeName, Optional<Path> configFile,
-            ServingMetrics metrics, Duration firstReadingWait) {
-        return start(client, nodeName, configFile, metrics, firstReadingWait, KubeVirtConfigWatcher.RETRY);
+            Consumer<Boolean> crReadable, Duration firstReadingWait) {
+        return start(client, nodeName, configFile, crReadable, firstReadingWait, KubeVirtConfigWatcher.RETRY);
     }
 
     static KubeVirtPolicyFollower start(KubernetesClient client, Optional<String> nodeName, Optional<Path> configFile,
-            ServingMetrics metrics, Duration firstReadingWait, Backoff backoff) {
-        KubeVirtPolicyFollower f = new KubeVirtPolicyFollower(client, nodeName, configFile, metrics, backoff);
+            Consumer<Boolean> crReadable, Duration firstReadingWait, Backoff backoff) {
+        KubeVirtPolicyFollower f = new KubeVirtPolicyFollower(client, nodeName, configFile, crReadable, backoff);
         if (f.events.isEmpty()) {
             LOG.info("no node name (--node-name / NODE_NAME): configuration problems are logged and counted, not posted as Node events");
         }
@@ -90,7 +92,7 @@ public final class KubeVirtPolicyFollower implements AutoCloseable {
         return configs;
     }
 
-    /** Where each pass's configuration problems go: log once, Node Event, metric. */
+    /** Where each pass's configuration problems go: log once, Node Event. */
     public ConfigProblemReporter problems() {
         return problems;
     }

@@ -3,7 +3,7 @@ package io.vfiodp.dra.claims;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.vfiodp.dra.AttributeValue;
+import io.vfiodp.dra.model.AttributeValue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,8 +2,8 @@ package io.vfiodp.dra.slices;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vfiodp.dra.DraDevice;
-import io.vfiodp.dra.DriverView;
+import io.vfiodp.dra.model.DraDevice;
+import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.host.DevNodes;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.policy.DeviceKind;

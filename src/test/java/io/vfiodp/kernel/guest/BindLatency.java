@@ -1,9 +1,9 @@
 package io.vfiodp.kernel.guest;
 
-import io.vfiodp.host.Uevent;
-import io.vfiodp.host.UeventReceipt;
-import io.vfiodp.host.UeventSocket;
-import io.vfiodp.host.UeventSource;
+import io.vfiodp.host.uevent.Uevent;
+import io.vfiodp.host.uevent.UeventReceipt;
+import io.vfiodp.host.uevent.UeventSocket;
+import io.vfiodp.host.uevent.UeventSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,12 +1,12 @@
 package io.vfiodp.kernel.guest;
 
 import io.vfiodp.host.ChangedDevices;
-import io.vfiodp.host.HostScan;
-import io.vfiodp.host.SysfsScanner;
-import io.vfiodp.host.Uevent;
-import io.vfiodp.host.UeventReceipt;
-import io.vfiodp.host.UeventSocket;
-import io.vfiodp.host.UeventSource;
+import io.vfiodp.host.scan.HostScan;
+import io.vfiodp.host.scan.SysfsScanner;
+import io.vfiodp.host.uevent.Uevent;
+import io.vfiodp.host.uevent.UeventReceipt;
+import io.vfiodp.host.uevent.UeventSocket;
+import io.vfiodp.host.uevent.UeventSource;
 import java.nio.file.Path;
 import java.time.Duration;
 

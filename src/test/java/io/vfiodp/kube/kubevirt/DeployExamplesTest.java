@@ -2,12 +2,9 @@ package io.vfiodp.kube.kubevirt;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.vfiodp.host.PciIds;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.ExposedDevice;
@@ -26,6 +23,9 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.dataformat.yaml.YAMLFactory;
 
 /** deploy/examples: the KubeVirt CR patch permits what the plugin serves, and the VM asks for it. */
 class DeployExamplesTest {

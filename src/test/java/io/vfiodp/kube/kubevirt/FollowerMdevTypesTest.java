@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
-import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.policy.config.ConfigSource.LayoutSetting;
 import io.vfiodp.policy.config.DesiredMdevTypes;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +44,7 @@ class FollowerMdevTypesTest {
                 """.formatted(mediatedDevicesConfiguration), KubeVirt.class)).create();
         client = MockKubeApi.clientFor(api.port());
         follower = KubeVirtPolicyFollower.start(client, Optional.of("gpu-node-1"), Optional.empty(),
-                new ServingMetrics(new PrometheusRegistry(), "test", Clock.systemUTC()), Duration.ofSeconds(10));
+                readable -> { }, Duration.ofSeconds(10));
         return follower.configs().current().layout() instanceof LayoutSetting.Desired d ? Optional.of(d.types()) : Optional.empty();
     }
 

@@ -5,24 +5,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.kube.FlakyApiFront.Fault;
 import io.vfiodp.kube.FlakyApiFront;
 import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
 import io.vfiodp.kube.kubevirt.model.PermittedHostDevices;
-import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -85,7 +82,7 @@ class KubeVirtApiFaultsTest {
         kubelet = KubeletSimulator.start(dir);
         pluginClient = MockKubeApi.clientFor(front.port());
         follower = KubeVirtPolicyFollower.start(pluginClient, Optional.of(NODE), Optional.empty(),
-                new ServingMetrics(new PrometheusRegistry(), "test", Clock.systemUTC()), firstReadingWait, KubeVirtConfigWatcherTest.FAST);
+                readable -> { }, firstReadingWait, KubeVirtConfigWatcherTest.FAST);
         ScanPolicySource source = new ScanPolicySource(new SysfsScanner(T4_NUMA.resolve("sys"), T4_NUMA.resolve("dev"))::scan,
                 follower.configs(), vendors -> pciIds, Optional.of(follower.problems()::report));
         runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofMillis(200)), source);

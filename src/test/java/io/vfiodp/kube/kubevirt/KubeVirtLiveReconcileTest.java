@@ -10,8 +10,8 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.demo.kubelet.KubeletSimulator;
 import io.vfiodp.demo.kubelet.Watch;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.kube.ConfigProblemReporter;
 import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.kube.TcpProxy;
@@ -92,10 +92,16 @@ class KubeVirtLiveReconcileTest {
         Path node = FIXTURES.resolve(fixture);
         kubelet = KubeletSimulator.start(dir);
         pluginClient = MockKubeApi.clientFor(port);
-        follower = KubeVirtPolicyFollower.start(pluginClient, Optional.of(NODE), Optional.empty(),
-                new ServingMetrics(registry, "test", Clock.systemUTC()), firstReadingWait, KubeVirtConfigWatcherTest.FAST);
+        ServingMetrics metrics = new ServingMetrics(registry, "test", Clock.systemUTC());
+        follower = KubeVirtPolicyFollower.start(pluginClient, Optional.of(NODE), Optional.empty(), metrics::kubevirtCrReadable,
+                firstReadingWait, KubeVirtConfigWatcherTest.FAST);
+        // reported and counted, as serve wires them
+        ScanPolicySource.ProblemSink problems = (origin, found) -> {
+            follower.problems().report(origin, found);
+            metrics.configEntryErrors(found);
+        };
         ScanPolicySource source = new ScanPolicySource(new SysfsScanner(node.resolve("sys"), node.resolve("dev"))::scan,
-                follower.configs(), vendors -> pciIds, Optional.of(follower.problems()::report));
+                follower.configs(), vendors -> pciIds, Optional.of(problems));
         runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)), source);
         follower.attach(runtime::rescanNow);
     }
@@ -228,6 +234,8 @@ class KubeVirtLiveReconcileTest {
 
         assertThat(nvme.awaitEnd(WAIT).isOk()).isTrue();
         assertThat(nvme.updates().getLast().getDevicesCount()).isZero();
+        // a configuration change withdraws the resource: the kubelet counts none of its devices at once
+        assertThat(kubelet.resource("intel.com/NVME").map(r -> r.capacity() + "/" + r.allocatable())).contains("0/0");
         awaitGone(nvmeSocket);
         assertThat(registrationsOf(T4)).isEqualTo(1);
         assertThat(t4.updates()).hasSize(1);

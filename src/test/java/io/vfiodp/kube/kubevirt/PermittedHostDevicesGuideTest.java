@@ -6,12 +6,11 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciAddress;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.inventory.SuggestedConfig;
-import io.vfiodp.kube.ConfigProblemReporter;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
-import io.vfiodp.metrics.ServingMetrics.EntryErrorLabels;
+import io.vfiodp.metrics.EntryErrorLabels;
 import io.vfiodp.policy.Decision;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DeviceKind;
@@ -213,7 +212,7 @@ class PermittedHostDevicesGuideTest {
 
         assertThat(served(r)).isEqualTo(Map.of("nvidia.com/TU104GL_TESLA_T4",
                 List.of("0000:1a:00.0", "0000:1b:00.0", "0000:b1:00.0", "0000:b2:00.0")));
-        assertThat(r.problems()).extracting(ConfigProblemReporter::labels).containsExactly(
+        assertThat(r.problems()).extracting(EntryErrorLabels::of).containsExactly(
                 new EntryErrorLabels("malformed_selector", "pciHostDevices[1]"),
                 new EntryErrorLabels("missing_domain", "pciHostDevices[2]"),
                 new EntryErrorLabels("mixed_kinds", "mediatedDevices[0]"));
@@ -235,7 +234,7 @@ class PermittedHostDevicesGuideTest {
         PolicyResult r = run(e, Optional.of(fromCr(e)));
 
         assertThat(served(r)).isEmpty();
-        assertThat(r.problems()).extracting(ConfigProblemReporter::labels)
+        assertThat(r.problems()).extracting(EntryErrorLabels::of)
                 .containsExactly(new EntryErrorLabels("served_by_kubevirt", "pciHostDevices[1]"));
         assertThat(r.functions().get(PciAddress.parse("0000:1a:00.0"))).isInstanceOfSatisfying(Decision.Skipped.class,
                 s -> assertThat(s.reason()).endsWith("so KubeVirt's virt-handler serves it"));

@@ -3,14 +3,11 @@ package io.vfiodp.policy.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-import tools.jackson.dataformat.yaml.YAMLMapper;
 import io.vfiodp.host.HostSnapshot;
-import io.vfiodp.host.PciIds;
-import io.vfiodp.host.SysfsScanner;
 import io.vfiodp.host.fixtures.FixtureNodes;
 import io.vfiodp.host.fixtures.SysfsFixtures;
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.inventory.SuggestedConfig;
 import io.vfiodp.policy.PolicyEngine;
 import java.io.IOException;
@@ -27,6 +24,9 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * The {@code --config} reader on valid documents changed at random: every result parses, or is

@@ -1,0 +1,52 @@
+package io.vfiodp.dra;
+
+import io.vfiodp.dra.claims.ClaimCheck;
+import io.vfiodp.dra.claims.ClaimRequest;
+import io.vfiodp.dra.claims.ClaimSource;
+import io.vfiodp.dra.claims.PrepareAnswer;
+import io.vfiodp.dra.claims.PreparedClaim;
+import io.vfiodp.dra.claims.PreparedDevice;
+import io.vfiodp.dra.model.DriverView;
+import io.vfiodp.node.VfioPaths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Whether a claim not prepared yet can be, and with which devices: what the API allocated must
+ * pass {@link ClaimCheck} against the devices offered now, and no device may be held by another
+ * prepared claim. Pure: the files are written afterwards, by the loop.
+ */
+record ClaimDecision(String driver, String pool, DriverView view) {
+
+    /**
+     * The claim to prepare ({@link PrepareAnswer.Prepared}, not prepared yet) or why not.
+     *
+     * @param prepared the claims prepared now, by UID, this call's earlier ones included
+     */
+    PrepareAnswer prepare(ClaimRequest r, Map<String, PreparedClaim> prepared) {
+        if (r.fetched().isEmpty()) return new PrepareAnswer.Failed("claim " + r.describe() + " was unprepared while being prepared; ask again");
+        ClaimCheck.Outcome outcome = switch (r.fetched().get()) {
+            case ClaimSource.Failed f -> new ClaimCheck.Refused(f.reason());
+            case ClaimSource.Found f -> ClaimCheck.check(f.claim(), r.uid(), driver, pool, view);
+        };
+        if (outcome instanceof ClaimCheck.Refused(String reason)) return new PrepareAnswer.Failed(reason);
+        ClaimCheck.AllocatedClaim allocated = ((ClaimCheck.Accepted) outcome).claim();
+        List<PreparedDevice> devices = new ArrayList<>();
+        for (ClaimCheck.Allocated a : allocated.devices()) {
+            Optional<PreparedClaim> holder = holderOf(a.device().name(), prepared);
+            if (holder.isPresent()) {
+                return new PrepareAnswer.Failed("ResourceClaim " + allocated.namespace() + "/" + allocated.name() + ": device " + a.device().name()
+                        + " (" + a.device().device().id() + ") is already prepared for claim " + holder.get().describe());
+            }
+            devices.add(new PreparedDevice(a.request(), pool, a.device().name(), a.device().device().id(),
+                    VfioPaths.of(List.of(a.device().device()), view.devNodes()), a.device().attributes()));
+        }
+        return new PrepareAnswer.Prepared(new PreparedClaim(r.uid(), allocated.namespace(), allocated.name(), allocated.podClaimName(), devices));
+    }
+
+    private static Optional<PreparedClaim> holderOf(String device, Map<String, PreparedClaim> prepared) {
+        return prepared.values().stream().filter(c -> c.devices().stream().anyMatch(d -> d.device().equals(device))).findFirst();
+    }
+}

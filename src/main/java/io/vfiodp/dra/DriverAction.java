@@ -1,0 +1,87 @@
+package io.vfiodp.dra;
+
+import io.vfiodp.dra.claims.ClaimRef;
+import io.vfiodp.dra.claims.PrepareAnswer;
+import io.vfiodp.dra.claims.PreparedClaim;
+import io.vfiodp.dra.kubelet.DriverSocket;
+import io.vfiodp.dra.slices.SliceLayout;
+import io.vfiodp.policy.Health;
+import io.vfiodp.policy.ResourceName;
+import io.vfiodp.proto.drahealth.v1alpha1.NodeWatchResourcesResponse;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.event.Level;
+
+/** What the driver's step asks its thread to do, in order. */
+sealed interface DriverAction {
+
+    /** Serve {@code socket} as {@code generation}; answer with a ServerStarted or ServerFailed event. */
+    record StartServer(DriverSocket socket, long generation) implements DriverAction {}
+
+    /** Stop server {@code generation} (the DRA service's health streams are ended first), removing its socket if it is still ours. */
+    record StopServer(DriverSocket socket, long generation) implements DriverAction {}
+
+    /** Run a check at {@code nanos} (on the step's clock); replaces any earlier wake-up. */
+    record WakeAt(long nanos) implements DriverAction {}
+
+    /** Send {@code list} on every health stream, and to streams opened later. */
+    record SendHealth(NodeWatchResourcesResponse list) implements DriverAction {}
+
+    /**
+     * Make the API hold {@code layout} as this node's ResourceSlices, a write going above
+     * {@code generation}; answer with a SlicesSynced event.
+     */
+    record SyncSlices(List<List<SliceLayout.Entry>> layout, long generation, Optional<String> nodeUid) implements DriverAction {
+        public SyncSlices {
+            layout = List.copyOf(layout);
+        }
+    }
+
+    /** Tell the listener a device offered through DRA changed health. */
+    record NotifyHealthChanged(ResourceName resource, String deviceId, Health from, Health to) implements DriverAction {}
+
+    /** Write the CDI specs and metadata files of {@code claim}; answer with a FilesWritten event. */
+    record WriteFiles(long call, PreparedClaim claim) implements DriverAction {}
+
+    /**
+     * Remove whatever files {@code claim} may have; answer with a FilesRemoved event. {@code undo}
+     * when it takes back a prepare that failed: then only a failure to remove is of interest.
+     */
+    record RemoveFiles(long call, ClaimRef claim, boolean undo) implements DriverAction {}
+
+    /** Record {@code claims} as the prepared claims in the checkpoint; answer with a CheckpointSaved event. */
+    record SaveCheckpoint(long call, List<PreparedClaim> claims) implements DriverAction {
+        public SaveCheckpoint {
+            claims = List.copyOf(claims);
+        }
+    }
+
+    /** Answer the kubelet's prepare {@code call}, claim by claim. */
+    record AnswerPrepare(long call, Map<String, PrepareAnswer> answers) implements DriverAction {
+        public AnswerPrepare {
+            answers = Collections.unmodifiableMap(new LinkedHashMap<>(answers));
+        }
+    }
+
+    /** Answer the kubelet's unprepare {@code call}: by claim, its error, empty when unprepared. */
+    record AnswerUnprepare(long call, Map<String, Optional<String>> errors) implements DriverAction {
+        public AnswerUnprepare {
+            errors = Collections.unmodifiableMap(new LinkedHashMap<>(errors));
+        }
+    }
+
+    /** One line in the driver's log. */
+    record Log(Level level, String message) implements DriverAction {
+
+        static Log info(String message) {
+            return new Log(Level.INFO, message);
+        }
+
+        static Log warn(String message) {
+            return new Log(Level.WARN, message);
+        }
+    }
+}

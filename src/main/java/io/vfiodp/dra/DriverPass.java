@@ -1,0 +1,133 @@
+package io.vfiodp.dra;
+
+import io.vfiodp.dra.DriverAction.Log;
+import io.vfiodp.dra.DriverAction.NotifyHealthChanged;
+import io.vfiodp.dra.DriverAction.SendHealth;
+import io.vfiodp.dra.DriverAction.WakeAt;
+import io.vfiodp.dra.DriverEvent.RegistrationVerdict;
+import io.vfiodp.dra.claims.Checkpoint;
+import io.vfiodp.dra.kubelet.DriverSocket;
+import io.vfiodp.dra.model.DraDevice;
+import io.vfiodp.dra.model.DriverView;
+import io.vfiodp.dra.slices.SliceLayout;
+import io.vfiodp.node.TargetState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One step of the driver's step on a working copy of the state (the input is never changed): the
+ * events' changes to what is known, then the convergence, collecting actions in order. The
+ * sockets, the slices and the claims each have their part ({@link SocketPass}, {@link SlicePass},
+ * {@link ClaimPass}); the view, the health list and the verdict are kept here.
+ */
+final class DriverPass {
+
+    private final DraSettings settings;
+    private final Now now;
+    private final List<DriverAction> actions = new ArrayList<>();
+    private final SocketPass sockets;
+    private final SlicePass slices;
+    private final ClaimPass claims;
+    private TargetState target;
+    private boolean applied;
+    private DriverView view;
+    private boolean viewChanged;
+    private Optional<Boolean> registered;
+    private HealthList health;
+    private boolean closed;
+
+    DriverPass(DriverState s, DraSettings settings, Now now) {
+        this.settings = settings;
+        this.now = now;
+        this.target = s.target();
+        this.applied = s.applied();
+        this.view = s.view();
+        this.registered = s.registered();
+        this.health = s.health();
+        this.sockets = new SocketPass(s.sockets(), Map.of(DriverSocket.SERVICE, settings.draSocket(), DriverSocket.REGISTRATION,
+                settings.registrationSocket()), settings.backoff(), now.nanos(), actions);
+        this.slices = new SlicePass(s.slices(), settings.nodeName(), settings.backoff(), now.nanos(), actions);
+        this.claims = new ClaimPass(s.claims(), s.calls(), settings.driverName(), settings.nodeName(),
+                settings.pluginDir().resolve(Checkpoint.FILE), actions);
+    }
+
+    DriverState state() {
+        return new DriverState(target, applied, view, sockets.result(), registered, slices.result(), health, claims.claims(), claims.calls(),
+                closed);
+    }
+
+    /** What to do, in order. */
+    List<DriverAction> actions() {
+        return actions;
+    }
+
+    SocketPass sockets() {
+        return sockets;
+    }
+
+    SlicePass slices() {
+        return slices;
+    }
+
+    ClaimPass claims() {
+        return claims;
+    }
+
+    /** A new node state: the view is built again, and each device whose health changed is told (not those that come or go). */
+    void target(TargetState next) {
+        if (next.equals(target) && applied) return;
+        target = next;
+        applied = true;
+        DriverView after = DriverView.of(next);
+        for (DraDevice d : after.devices().values()) {
+            DraDevice was = view.devices().get(d.name());
+            if (was != null && !was.device().health().equals(d.device().health())) {
+                actions.add(new NotifyHealthChanged(d.resource(), d.device().id(), was.device().health(), d.device().health()));
+            }
+        }
+        view = after;
+        viewChanged = true;
+    }
+
+    void verdict(RegistrationVerdict v) {
+        registered = Optional.of(v.registered());
+        if (v.registered()) {
+            actions.add(Log.info("DRA: registered with the kubelet; checking this node's ResourceSlices (the kubelet removes them when it starts)"));
+            slices.requestSync();
+        } else {
+            actions.add(Log.warn("DRA: the kubelet refused the registration: " + v.error()));
+        }
+    }
+
+    /** Repeats the health list on every stream, so that the kubelet does not time the devices out. */
+    void heartbeat() {
+        health.sent().ifPresent(list -> actions.add(new SendHealth(list)));
+    }
+
+    void close() {
+        closed = true;
+        sockets.close();
+        claims.close();
+    }
+
+    /**
+     * Serves what is due, publishes what a changed view implies (its health list and, since only
+     * healthy devices are offered, its slices), works on the claims, and asks to be woken for the
+     * next due time.
+     */
+    void converge() {
+        Optional<Long> wake = sockets.converge();
+        if (viewChanged) {
+            HealthList next = health.next(settings.nodeName(), view, now.wall().getEpochSecond());
+            if (!next.sent().equals(health.sent())) actions.add(new SendHealth(next.sent().orElseThrow()));
+            health = next;
+            slices.desire(SliceLayout.of(view));
+        }
+        Optional<Long> retry = slices.converge();
+        claims.converge(view);
+        Optional<Long> earliest = wake.isEmpty() ? retry : retry.isEmpty() ? wake : Optional.of(retry.get() - wake.get() < 0 ? retry.get() : wake.get());
+        earliest.ifPresent(at -> actions.add(new WakeAt(at)));
+    }
+}

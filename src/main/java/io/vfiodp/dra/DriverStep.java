@@ -1,0 +1,74 @@
+package io.vfiodp.dra;
+
+import io.vfiodp.dra.DriverEvent.CheckpointSaved;
+import io.vfiodp.dra.DriverEvent.Checked;
+import io.vfiodp.dra.DriverEvent.Close;
+import io.vfiodp.dra.DriverEvent.FilesRemoved;
+import io.vfiodp.dra.DriverEvent.FilesWritten;
+import io.vfiodp.dra.DriverEvent.Heartbeat;
+import io.vfiodp.dra.DriverEvent.PrepareRequested;
+import io.vfiodp.dra.DriverEvent.RegistrationVerdict;
+import io.vfiodp.dra.DriverEvent.ResyncSlices;
+import io.vfiodp.dra.DriverEvent.ServerFailed;
+import io.vfiodp.dra.DriverEvent.ServerStarted;
+import io.vfiodp.dra.DriverEvent.SlicesSynced;
+import io.vfiodp.dra.DriverEvent.TargetChanged;
+import io.vfiodp.dra.DriverEvent.UnprepareRequested;
+import java.util.List;
+
+/**
+ * The DRA driver's decision, without threads, sockets, files, the API or clocks:
+ * {@code (state, events, now) → (state', actions)}. Events first change what is known (a node
+ * state, a socket gone, a verdict, a call, an outcome); then the driver is brought one step closer
+ * to what it should be: both sockets served, the view's health told, the slices and the health
+ * list the view implies published, and the kubelet's calls on the claims worked through. Like the
+ * device-plugin side's {@code ReconcileStep}, it is level-triggered, so a trigger needs no payload.
+ */
+final class DriverStep {
+
+    /** A step's outcome: the next state and what to do, in order. */
+    record Result(DriverState state, List<DriverAction> actions) {
+        public Result {
+            actions = List.copyOf(actions);
+        }
+    }
+
+    private final DraSettings settings;
+
+    DriverStep(DraSettings settings) {
+        this.settings = settings;
+    }
+
+    Result next(DriverState state, DriverEvent event, Now now) {
+        return next(state, List.of(event), now);
+    }
+
+    /** Takes in {@code events} that happened together, in order, then converges once. */
+    Result next(DriverState state, List<DriverEvent> events, Now now) {
+        if (state.closed()) return new Result(state, List.of());
+        DriverPass p = new DriverPass(state, settings, now);
+        for (DriverEvent event : events) {
+            switch (event) {
+                case TargetChanged t -> p.target(t.target());
+                case Checked c -> p.sockets().checked(c.gone());
+                case ServerStarted s -> p.sockets().started(s);
+                case ServerFailed f -> p.sockets().startFailed(f);
+                case RegistrationVerdict v -> p.verdict(v);
+                case Heartbeat h -> p.heartbeat();
+                case ResyncSlices r -> p.slices().requestSync();
+                case SlicesSynced s -> p.slices().synced(s.outcome());
+                case PrepareRequested r -> p.claims().requested(ClaimCall.Prepare.of(r.call(), r.requests()));
+                case UnprepareRequested r -> p.claims().requested(ClaimCall.Unprepare.of(r.call(), r.refs()));
+                case FilesWritten w -> p.claims().filesWritten(w);
+                case FilesRemoved r -> p.claims().filesRemoved(r);
+                case CheckpointSaved c -> p.claims().checkpointSaved(c);
+                case Close c -> {
+                    p.close();
+                    return new Result(p.state(), p.actions());
+                }
+            }
+        }
+        p.converge();
+        return new Result(p.state(), p.actions());
+    }
+}

@@ -1,0 +1,13 @@
+package io.vfiodp.dra.claims;
+
+import java.util.Objects;
+
+/** A claim as the kubelet names it when it unprepares it. */
+public record ClaimRef(String namespace, String uid, String name) {
+
+    public ClaimRef {
+        Objects.requireNonNull(namespace, "namespace");
+        Objects.requireNonNull(uid, "uid");
+        Objects.requireNonNull(name, "name");
+    }
+}

@@ -1,0 +1,103 @@
+package io.vfiodp.inventory;
+
+import io.vfiodp.host.pciids.PciIds;
+import io.vfiodp.host.scan.SysfsScanner;
+import io.vfiodp.host.vfio.VfioApiCheck;
+import io.vfiodp.host.vfio.VfioAvailability;
+import io.vfiodp.node.ScanPolicySource;
+import io.vfiodp.policy.DraRouting;
+import io.vfiodp.policy.config.ConfigSource;
+import io.vfiodp.policy.config.LocalConfig;
+import io.vfiodp.vgpu.LayoutReport;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The inventory, put together: pci.ids and the {@code --config} file read first (either one
+ * unusable is the whole answer), then one scan and policy pass through {@link ScanPolicySource},
+ * the pass serve makes, and the report in the format asked for. Changes nothing on the host.
+ */
+public final class Inventory {
+
+    /** What is printed. */
+    public enum Format {
+        /** One line per device, the resources and the problems; then the vGPU layout when the configuration has one. */
+        TABLE,
+        /** The stable document of {@link InventoryJson}. */
+        JSON,
+        /** A {@code permittedHostDevices} block exposing what the default policy exposes ({@link SuggestedConfig}). */
+        SUGGESTED_CONFIG
+    }
+
+    /**
+     * What the inventory is asked for.
+     *
+     * @param pciIds     an explicit pci.ids file, else the newer of the system's copy and the bundled one, as serve chooses
+     * @param config     the {@code --config} file, else the default policy; read even for {@link Format#SUGGESTED_CONFIG},
+     *                   which suggests from the default policy
+     * @param routing    the resources shown as served through DRA
+     * @param nodeLabels this node's labels, for the layout's {@code nodeMediatedDeviceTypes}
+     */
+    public record Options(Path sysfsRoot, Path devRoot, Optional<Path> pciIds, Optional<Path> config, Format format, DraRouting routing,
+                          Map<String, String> nodeLabels) {
+        public Options {
+            Objects.requireNonNull(sysfsRoot, "sysfsRoot");
+            Objects.requireNonNull(devRoot, "devRoot");
+            Objects.requireNonNull(pciIds, "pciIds");
+            Objects.requireNonNull(config, "config");
+            Objects.requireNonNull(format, "format");
+            Objects.requireNonNull(routing, "routing");
+            nodeLabels = Map.copyOf(nodeLabels);
+        }
+    }
+
+    /** What one inventory gave. */
+    public sealed interface Outcome {
+        /**
+         * @param text       what to print
+         * @param evaluation the pass it shows: what the node exposes under that configuration
+         */
+        record Printed(String text, ScanPolicySource.Evaluation evaluation) implements Outcome {}
+
+        /** pci.ids or the configuration file cannot be used; {@code reason} names the file. */
+        record Failed(String reason) implements Outcome {}
+    }
+
+    private Inventory() {}
+
+    public static Outcome run(Options options) {
+        PciIds pciIds;
+        try {
+            pciIds = PciIds.load(options.pciIds());
+        } catch (IOException e) {
+            return new Outcome.Failed(e.getMessage());
+        }
+        ConfigSource.Current config;
+        try {
+            config = new LocalConfig(options.config(), options::nodeLabels).current();
+        } catch (IllegalStateException e) {
+            return new Outcome.Failed(e.getMessage());
+        }
+        ConfigSource.Current evaluated = options.format() == Format.SUGGESTED_CONFIG ? ConfigSource.Current.DEFAULT_POLICY : config;
+        ScanPolicySource.Evaluation pass = new ScanPolicySource(new SysfsScanner(options.sysfsRoot(), options.devRoot())::scan,
+                () -> evaluated, pciIds).evaluate();
+        return new Outcome.Printed(text(options, pass, pciIds), pass);
+    }
+
+    private static String text(Options options, ScanPolicySource.Evaluation pass, PciIds pciIds) {
+        if (options.format() == Format.SUGGESTED_CONFIG) return SuggestedConfig.yaml(pass.snapshot(), pass.result(), pciIds);
+        InventoryReport report = InventoryReport.of(pass.snapshot(), pass.result(), pciIds, options.config().map(Path::toString),
+                pass.configWarnings(), options.routing());
+        // Only /dev/vfio/vfio is opened, never a group node: that would take the group from a running VM.
+        Optional<VfioAvailability> vfio = Optional.of(VfioApiCheck.check(options.devRoot()));
+        if (options.format() == Format.JSON) return InventoryJson.format(report, vfio);
+        String table = InventoryText.format(report, vfio);
+        if (pass.layout() instanceof ConfigSource.LayoutSetting.Desired layout) {
+            table += "\n" + LayoutReport.table(pass.snapshot(), layout.types());
+        }
+        return table;
+    }
+}
