@@ -19,7 +19,7 @@ public final class Main implements Runnable {
     private static final Set<String> OWN_OPTIONS = Set.of("-h", "--help", "-V", "--version");
 
     /** The subcommands' names, in the order the usage help lists them. */
-    static final List<String> SUBCOMMANDS = List.of("help", "serve", "demo", "inventory", "hostdev-xml", "hook-sidecar");
+    static final List<String> SUBCOMMANDS = List.of("help", "serve", "demo", "inventory", "doctor", "hostdev-xml", "hook-sidecar");
 
     /**
      * A new instance of the subcommand {@code name}, or its model (serve and inventory, built in
@@ -33,6 +33,7 @@ public final class Main implements Runnable {
             case "serve" -> new ServeCommand().commandSpec();
             case "demo" -> new DemoCommand();
             case "inventory" -> new InventoryCommand().commandSpec();
+            case "doctor" -> new DoctorCommand().commandSpec();
             case "hostdev-xml" -> new HostdevXmlCommand();
             case "hook-sidecar" -> new HookSidecarCommand();
             default -> throw new IllegalArgumentException("no subcommand " + name);

@@ -59,6 +59,7 @@ final class ServeCommand implements Callable<Integer> {
             .build();
 
     private final HostOptions host = new HostOptions();
+    private final ProcRootOption proc = new ProcRootOption();
     private final VgpuOptions vgpu = new VgpuOptions();
     private final DraOptions dra = new DraOptions();
     private final CommandSpec spec = model();
@@ -75,6 +76,7 @@ final class ServeCommand implements Callable<Integer> {
                         + "claims prepared into CDI devices and KubeVirt's device metadata, registered through the kubelet's plugin registry.",
                 "This is the default command: running the jar with no command, or with options only, runs serve.");
         command.addMixin("host", host.mixin());
+        command.addMixin("proc", proc.mixin());
         command.addOption(devicePluginDir).addOption(kubevirt).addOption(nodeName).addOption(rescanInterval).addOption(uevents);
         command.addMixin("vgpu", vgpu.mixin());
         command.addMixin("dra", dra.mixin());
@@ -96,7 +98,7 @@ final class ServeCommand implements Callable<Integer> {
 
     /** The options, parsed into what serve runs on; {@code --kubevirt auto} looks for a Kubernetes API in the environment. */
     ServeConfig config() {
-        return new ServeConfig(host.sysfsRoot(), host.devRoot(), host.pciIds(), host.config(), devicePluginDir.getValue(),
+        return new ServeConfig(host.sysfsRoot(), host.devRoot(), proc.procRoot(), host.pciIds(), host.config(), devicePluginDir.getValue(),
                 kubevirt.getValue() == KubeVirtMode.auto, KubeApiDetection.source(System.getenv(), Path.of(System.getProperty("user.home"))),
                 Optional.ofNullable(nodeName.getValue()), Optional.ofNullable(rescanInterval.getValue()), uevents.getValue(),
                 metricsAddress.getValue(), vgpu.settings(), dra.settings(), new VersionProvider().getVersion()[0]);

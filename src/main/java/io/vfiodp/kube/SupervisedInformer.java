@@ -177,7 +177,8 @@ public final class SupervisedInformer<T extends HasMetadata> implements AutoClos
         return describe(t, rbacHint, notFoundHint);
     }
 
-    static String describe(Throwable t, String rbacHint, String notFoundHint) {
+    /** Why a request failed, in words: the HTTP status with what it means here, or the transport failure. */
+    public static String describe(Throwable t, String rbacHint, String notFoundHint) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof KubernetesClientException k && k.getCode() > 0) {
                 return switch (k.getCode()) {

@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * HTTP endpoints for Prometheus and the kubelet's probes, on the JDK's own HTTP server:
  * {@code /metrics} (text format), {@code /healthz} (the reconcile loop, and the DRA driver when it
  * runs, answer a status request within {@code answerWithin}: a wedged loop fails liveness even
- * though the process is up) and {@code /readyz} (every served resource, and the DRA driver, is
- * registered with the kubelet).
+ * though the process is up) and {@code /readyz} (some device of the node can be passed through, and
+ * every served resource, and the DRA driver, is registered with the kubelet).
  */
 public final class MetricsServer implements AutoCloseable {
 
@@ -42,6 +42,7 @@ public final class MetricsServer implements AutoCloseable {
     private final ServingMetrics metrics;
     private final Supplier<CompletableFuture<List<ResourceStatus>>> status;
     private final Optional<Supplier<CompletableFuture<DraStatus>>> draStatus;
+    private final Supplier<Optional<String>> nothingToPassThrough;
     private final Duration answerWithin;
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
 
@@ -50,13 +51,14 @@ public final class MetricsServer implements AutoCloseable {
 
     private MetricsServer(HttpServer server, Worker executor, PrometheusRegistry registry, ServingMetrics metrics,
                           Supplier<CompletableFuture<List<ResourceStatus>>> status, Optional<Supplier<CompletableFuture<DraStatus>>> draStatus,
-                          Duration answerWithin) {
+                          Supplier<Optional<String>> nothingToPassThrough, Duration answerWithin) {
         this.server = server;
         this.executor = executor;
         this.registry = registry;
         this.metrics = metrics;
         this.status = status;
         this.draStatus = draStatus;
+        this.nothingToPassThrough = nothingToPassThrough;
         this.answerWithin = answerWithin;
     }
 
@@ -75,6 +77,17 @@ public final class MetricsServer implements AutoCloseable {
     public static MetricsServer start(InetSocketAddress address, PrometheusRegistry registry, ServingMetrics metrics,
                                       Supplier<CompletableFuture<List<ResourceStatus>>> status,
                                       Optional<Supplier<CompletableFuture<DraStatus>>> draStatus, Duration answerWithin) throws IOException {
+        return start(address, registry, metrics, status, draStatus, Optional::empty, answerWithin);
+    }
+
+    /**
+     * As above; {@code /readyz} also fails while {@code nothingToPassThrough} says why no device of the
+     * node can be passed through (doctor's failing checks).
+     */
+    public static MetricsServer start(InetSocketAddress address, PrometheusRegistry registry, ServingMetrics metrics,
+                                      Supplier<CompletableFuture<List<ResourceStatus>>> status,
+                                      Optional<Supplier<CompletableFuture<DraStatus>>> draStatus,
+                                      Supplier<Optional<String>> nothingToPassThrough, Duration answerWithin) throws IOException {
         HttpServer server;
         try {
             server = HttpServer.create(address, 16);
@@ -82,7 +95,7 @@ public final class MetricsServer implements AutoCloseable {
             throw new IOException("cannot serve metrics on " + address + ": " + e.getMessage(), e);
         }
         Worker executor = Worker.start(THREAD_NAME);
-        MetricsServer ms = new MetricsServer(server, executor, registry, metrics, status, draStatus, answerWithin);
+        MetricsServer ms = new MetricsServer(server, executor, registry, metrics, status, draStatus, nothingToPassThrough, answerWithin);
         server.createContext("/metrics", ms::metrics);
         server.createContext("/healthz", ms::healthz);
         server.createContext("/readyz", ms::readyz);
@@ -143,6 +156,11 @@ public final class MetricsServer implements AutoCloseable {
         Optional<Standing> s = standing();
         if (s.isEmpty()) {
             text(exchange, 503, loops() + " did not answer within " + answerWithin.toMillis() + " ms\n");
+            return;
+        }
+        Optional<String> nothing = nothingToPassThrough.get();
+        if (nothing.isPresent()) {
+            text(exchange, 503, "not ready: no device of this node can be passed through: " + nothing.get() + "\n");
             return;
         }
         List<String> waiting = new ArrayList<>(s.get().resources().stream().filter(r -> !r.registered()).map(r -> r.name().value()).toList());

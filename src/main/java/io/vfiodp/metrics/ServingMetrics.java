@@ -40,6 +40,8 @@ public final class ServingMetrics implements PluginListener {
     private final Gauge lastScan;
     private final Counter healthTransitions;
     private final Gauge vfioAvailable;
+    private final Gauge passthroughPossible;
+    private final Gauge passthroughBlocked;
     private final Gauge configEntryErrors;
     private final Gauge kubevirtCrReadable;
     private final Gauge vgpuLayoutState;
@@ -89,6 +91,13 @@ public final class ServingMetrics implements PluginListener {
                 .labelNames("resource", "health", "reason").register(registry);
         vfioAvailable = Gauge.builder().withoutExemplars().name("vfio_dp_vfio_available")
                 .help("1 when /dev/vfio/vfio answered the VFIO API and type1 IOMMU ioctls at start, else 0").register(registry);
+        passthroughPossible = Gauge.builder().withoutExemplars().name("vfio_dp_passthrough_possible")
+                .help("1 while some device of this node can be passed through (healthy and offered), 0 while none can; set by every pass")
+                .register(registry);
+        passthroughBlocked = Gauge.builder().withoutExemplars().name("vfio_dp_passthrough_blocked")
+                .help("1 for every doctor check that fails while no device can be passed through (iommu, vfio.modules, passthrough, ...),"
+                        + " by check; none while some device can")
+                .labelNames("check").register(registry);
         configEntryErrors = Gauge.builder().withoutExemplars().name("vfio_dp_config_entry_errors")
                 .help("1 for every permittedHostDevices entry currently skipped because it is invalid, by reason and entry "
                         + "(e.g. pciHostDevices[2])")
@@ -194,6 +203,13 @@ public final class ServingMetrics implements PluginListener {
             throw new IllegalArgumentException("not a vGPU layout state: '" + state + "' (expected one of " + VGPU_LAYOUT_STATES + ")");
         }
         for (String s : VGPU_LAYOUT_STATES) vgpuLayoutState.labelValues(s).set(s.equals(state) ? 1 : 0);
+    }
+
+    /** Whether some device can be passed through, and else the checks that fail; replaces the previous pass's. */
+    public synchronized void passthrough(boolean possible, Collection<String> failingChecks) {
+        passthroughPossible.set(possible ? 1 : 0);
+        passthroughBlocked.clear();
+        for (String check : failingChecks) passthroughBlocked.labelValues(check).set(1);
     }
 
     public void vfio(VfioAvailability availability) {

@@ -20,6 +20,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,6 +56,7 @@ public final class ScanPolicySource implements NodeStateSource {
     private volatile boolean departing;
     private volatile Optional<PermittedHostDevices> lastPermitted = Optional.empty();
     private final DraRouting routing;
+    private final Consumer<Evaluation> evaluated;
     // The last pass's DRA profiles: a device the host took away keeps its profile for its last, Unhealthy pass.
     private volatile DraOffer lastOffer = DraOffer.EMPTY;
 
@@ -87,6 +89,16 @@ public final class ScanPolicySource implements NodeStateSource {
     /** As above, serving the resources {@code routing} names through DRA and the others through device plugins. */
     public ScanPolicySource(Supplier<HostSnapshot> scan, ConfigSource configs, PciIdsLoader pciIdsLoader,
             Optional<ProblemSink> problemSink, DraRouting routing) {
+        this(scan, configs, pciIdsLoader, problemSink, routing, evaluation -> { });
+    }
+
+    /**
+     * As above, handing every pass's evaluation to {@code evaluated} before the pass's state is
+     * returned (serve's readiness: can the node pass anything through); it runs on the pass's thread.
+     */
+    public ScanPolicySource(Supplier<HostSnapshot> scan, ConfigSource configs, PciIdsLoader pciIdsLoader,
+            Optional<ProblemSink> problemSink, DraRouting routing, Consumer<Evaluation> evaluated) {
+        this.evaluated = evaluated;
         this.routing = routing;
         this.scan = scan;
         this.configs = configs;
@@ -110,9 +122,14 @@ public final class ScanPolicySource implements NodeStateSource {
         return ids;
     }
 
-    /** One scan and policy pass, with everything the inventory needs. */
+    /**
+     * One scan and policy pass, with everything the inventory and doctor need.
+     *
+     * @param permitted the permitted devices the policy applied (empty: the default policy)
+     * @param pciIds    the device names it used
+     */
     public record Evaluation(HostSnapshot snapshot, PolicyResult result, List<String> configWarnings, String configOrigin,
-                             ConfigSource.LayoutSetting layout) {}
+                             ConfigSource.LayoutSetting layout, Optional<PermittedHostDevices> permitted, PciIds pciIds) {}
 
     public Evaluation evaluate() {
         return evaluate(configs.current());
@@ -120,8 +137,9 @@ public final class ScanPolicySource implements NodeStateSource {
 
     private Evaluation evaluate(ConfigSource.Current config) {
         HostSnapshot snapshot = scan.get();
-        return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, config.permitted(), pciIds(snapshot)), config.warnings(), config.origin(),
-                config.layout());
+        PciIds ids = pciIds(snapshot);
+        return new Evaluation(snapshot, PolicyEngine.evaluate(snapshot, config.permitted(), ids), config.warnings(), config.origin(),
+                config.layout(), config.permitted(), ids);
     }
 
     /** Reads the configuration, then {@link #read(ConfigSource.Current)}. */
@@ -133,6 +151,7 @@ public final class ScanPolicySource implements NodeStateSource {
     /** Scan and policy under {@code config}, read once for the whole pass by the caller. */
     public TargetState read(ConfigSource.Current config) {
         Evaluation e = evaluate(config);
+        evaluated.accept(e);
         List<String> notes = new ArrayList<>(e.configWarnings());
         if (problemSink.isPresent()) {
             problemSink.get().report(e.configOrigin(), e.result().problems());

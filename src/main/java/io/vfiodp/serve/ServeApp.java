@@ -1,6 +1,9 @@
 package io.vfiodp.serve;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vfiodp.doctor.DoctorSettings;
+import io.vfiodp.doctor.KubeletPaths;
+import io.vfiodp.doctor.PassthroughWatch;
 import io.vfiodp.dra.DraDriver;
 import io.vfiodp.host.scan.ReaderPool;
 import io.vfiodp.host.scan.SysfsScanner;
@@ -81,8 +84,10 @@ public final class ServeApp implements AutoCloseable {
             ReaderPool readers = closer.add(ReaderPool.forThisMachine());
             SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot(), readers);
             HostScans scans = new HostScans(scanner);
+            // closed after the runtime whose passes feed it (the closer goes in reverse)
+            PassthroughWatch doctor = closer.add(new PassthroughWatch(doctorSettings(config), checkVfio(config, metrics), metrics::passthrough));
             ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), pciIds, Optional.of(configs.problems()),
-                    config.dra().routing());
+                    config.dra().routing(), doctor::passed);
             Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, closer);
             Optional<DraDriver> dra = DraWiring.start(config, configs.client(), configs.events(), metrics, watches, closer);
             NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime,
@@ -90,7 +95,6 @@ public final class ServeApp implements AutoCloseable {
             // before the first scan: a change between that scan and the socket would be missed
             UeventWiring kernelEvents = UeventWiring.open(config, scans, uevents, closer);
 
-            checkVfio(config, metrics);
             PluginListener listener = configs.events().<PluginListener>map(e -> PluginListeners.of(metrics, HealthEvents.onNode(e)))
                     .orElse(metrics);
             if (configs.events().isEmpty()) {
@@ -105,7 +109,7 @@ public final class ServeApp implements AutoCloseable {
             Optional<MetricsServer> server = Optional.empty();
             if (metricsAt.isPresent()) {
                 server = Optional.of(closer.add(MetricsServer.start(metricsAt.get(), registry, metrics,
-                        runtime.loop()::status, dra.map(d -> d::status), PROBE_ANSWER_WITHIN)));
+                        runtime.loop()::status, dra.map(d -> d::status), doctor::nothingToPassThrough, PROBE_ANSWER_WITHIN)));
             }
             configs.follower().ifPresent(f -> f.attach(runtime::rescanNow));
             return new ServeApp(closer, runtime, server, scans);
@@ -115,11 +119,18 @@ public final class ServeApp implements AutoCloseable {
         }
     }
 
-    private static void checkVfio(ServeConfig config, ServingMetrics metrics) {
+    private static VfioAvailability checkVfio(ServeConfig config, ServingMetrics metrics) {
         VfioAvailability vfio = VfioApiCheck.check(config.devRoot());
         metrics.vfio(vfio);
         if (vfio instanceof VfioAvailability.Available) log.info("{}", vfio.describe());
         else log.warn("{}", vfio.describe());
+        return vfio;
+    }
+
+    /** What doctor reads inside serve: serve's own roots and directories. */
+    static DoctorSettings doctorSettings(ServeConfig config) {
+        return new DoctorSettings(config.sysfsRoot(), config.devRoot(), config.procRoot(), config.pciIds(), config.config(),
+                new KubeletPaths(config.devicePluginDir(), config.dra().enabled(), config.dra().registryDir(), config.dra().cdiDir()));
     }
 
     /** The device-plugin side, for tests that drive it. */

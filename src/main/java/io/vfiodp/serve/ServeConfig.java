@@ -11,6 +11,7 @@ import java.util.Optional;
  * Everything {@code serve} is told, parsed: the command line, its environment defaults and where
  * the Kubernetes API is configured. {@link ServeApp} builds the plugin from it and nothing else.
  *
+ * @param procRoot        the tree that plays {@code /proc}: the kernel command line and interrupts doctor's start-up line reads
  * @param pciIds          an explicit pci.ids file, else the usual lookup order
  * @param config          the {@code --config} file, else the default policy
  * @param followKubeVirt  follow the KubeVirt CR ({@code --kubevirt auto}) when an API is configured
@@ -22,7 +23,7 @@ import java.util.Optional;
  * @param vgpu            the vGPU layout settings; {@code manage} makes serve create and remove vGPUs
  * @param dra             which resources go through DRA, and the DRA driver's name and directories
  */
-public record ServeConfig(Path sysfsRoot, Path devRoot, Optional<Path> pciIds, Optional<Path> config, Path devicePluginDir,
+public record ServeConfig(Path sysfsRoot, Path devRoot, Path procRoot, Optional<Path> pciIds, Optional<Path> config, Path devicePluginDir,
                           boolean followKubeVirt, Optional<String> kubeApi, Optional<String> nodeName, Optional<Duration> rescanInterval,
                           UeventMode uevents, String metricsAddress, Vgpu vgpu, Dra dra, String version) {
 
@@ -80,6 +81,7 @@ public record ServeConfig(Path sysfsRoot, Path devRoot, Optional<Path> pciIds, O
     public ServeConfig {
         Objects.requireNonNull(sysfsRoot, "sysfsRoot");
         Objects.requireNonNull(devRoot, "devRoot");
+        Objects.requireNonNull(procRoot, "procRoot");
         Objects.requireNonNull(pciIds, "pciIds");
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(devicePluginDir, "devicePluginDir");

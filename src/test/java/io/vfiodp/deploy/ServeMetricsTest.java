@@ -121,6 +121,7 @@ class ServeMetricsTest {
                 "vfio_dp_health_transitions_total",
                 "vfio_dp_kubevirt_cr_readable",
                 "vfio_dp_last_successful_scan_timestamp_seconds",
+                "vfio_dp_passthrough_possible",
                 "vfio_dp_reconcile_duration_seconds_bucket",
                 "vfio_dp_reconcile_duration_seconds_count",
                 "vfio_dp_reconcile_duration_seconds_sum",

@@ -63,6 +63,14 @@ final class Guest implements AutoCloseable {
     }
 
     static Guest boot(GuestImage image) throws IOException, InterruptedException {
+        return boot(image, "intel_iommu=on");
+    }
+
+    /**
+     * As {@link #boot(GuestImage)}, the kernel told {@code iommu} about the IOMMU instead of
+     * {@code intel_iommu=on} ({@code intel_iommu=off}: VT-d is there, as its ACPI DMAR table says, but off).
+     */
+    static Guest boot(GuestImage image, String iommu) throws IOException, InterruptedException {
         // socket paths must stay under 107 bytes, so the guest's files live in /tmp, not target/
         Path dir = Files.createTempDirectory("vfiodp-guest-");
         List<String> command = new ArrayList<>(List.of(GuestImage.QEMU,
@@ -71,7 +79,7 @@ final class Guest implements AutoCloseable {
                 // before any device that does DMA
                 "-device", "intel-iommu,intremap=on",
                 "-kernel", image.vmlinuz().toString(), "-initrd", image.initramfs().toString(),
-                "-append", "console=ttyS0 intel_iommu=on panic=-1 quiet",
+                "-append", "console=ttyS0 " + iommu + " panic=-1 quiet",
                 "-chardev", "file,id=console,path=" + dir.resolve("console.log"), "-serial", "chardev:console",
                 "-chardev", "socket,id=command,path=" + dir.resolve("command.sock") + ",server=on,wait=on", "-serial", "chardev:command",
                 "-chardev", "socket,id=qmp,path=" + dir.resolve("qmp.sock") + ",server=on,wait=off", "-mon", "chardev=qmp,mode=control",

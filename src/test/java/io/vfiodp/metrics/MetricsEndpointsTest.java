@@ -211,4 +211,34 @@ class MetricsEndpointsTest {
         assertThat(r.statusCode()).isEqualTo(503);
         assertThat(r.body()).isEqualTo("not registered with the kubelet: nvidia.com/TU104GL_TESLA_T4\n");
     }
+
+    @Test
+    void readyzSaysWhyWhenNoDeviceOfTheNodeCanBePassedThrough() throws Exception {
+        PrometheusRegistry registry = new PrometheusRegistry();
+        server = MetricsServer.start(new InetSocketAddress("127.0.0.1", 0), registry, new ServingMetrics(registry, "v", Clock.systemUTC()),
+                () -> CompletableFuture.completedFuture(List.of()), Optional.empty(),
+                () -> Optional.of("vfio.modules: not loaded: vfio_pci; passthrough: no device can be passed through"), WAIT);
+
+        HttpResponse<String> r = get("/readyz");
+
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.body()).isEqualTo("not ready: no device of this node can be passed through: vfio.modules: not loaded: vfio_pci;"
+                + " passthrough: no device can be passed through\n");
+    }
+
+    @Test
+    void thePassthroughMetricsNameTheFailingChecksOnlyWhileNothingCanBePassedThrough() throws Exception {
+        PrometheusRegistry registry = new PrometheusRegistry();
+        ServingMetrics metrics = new ServingMetrics(registry, "v", Clock.systemUTC());
+        server = MetricsServer.start(new InetSocketAddress("127.0.0.1", 0), registry, metrics,
+                () -> CompletableFuture.completedFuture(List.of()), WAIT);
+
+        metrics.passthrough(false, List.of("iommu", "passthrough"));
+        List<String> blocked = metricLines("vfio_dp_passthrough");
+        metrics.passthrough(true, List.of());
+
+        assertThat(blocked).containsExactly("vfio_dp_passthrough_blocked{check=\"iommu\"} 1.0",
+                "vfio_dp_passthrough_blocked{check=\"passthrough\"} 1.0", "vfio_dp_passthrough_possible 0.0");
+        assertThat(metricLines("vfio_dp_passthrough")).containsExactly("vfio_dp_passthrough_possible 1.0");
+    }
 }

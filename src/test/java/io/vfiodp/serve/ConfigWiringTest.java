@@ -26,7 +26,7 @@ class ConfigWiringTest {
 
     @Test
     void withoutAnApiAPassesProblemsAreCountedInTheMetrics() {
-        ServeConfig noApi = new ServeConfig(temp.resolve("sys"), temp.resolve("dev"), Optional.empty(), Optional.empty(), temp.resolve("plugins"),
+        ServeConfig noApi = new ServeConfig(temp.resolve("sys"), temp.resolve("dev"), temp.resolve("proc"), Optional.empty(), Optional.empty(), temp.resolve("plugins"),
                 true, Optional.empty(), Optional.empty(), Optional.empty(), UeventMode.off, "",
                 new ServeConfig.Vgpu(false, temp.resolve("state"), temp.resolve("pod-resources.sock")), ServeConfig.Dra.OFF, "test");
         try (Closer closer = new Closer()) {

@@ -82,7 +82,7 @@ public final class UeventLatencyBench {
         List<Long> removed = new ArrayList<>();
         List<Long> added = new ArrayList<>();
         ServeConfig base = ServeAppTest.config(host, plugins);
-        ServeConfig config = new ServeConfig(base.sysfsRoot(), base.devRoot(), Optional.empty(), Optional.empty(), plugins, false,
+        ServeConfig config = new ServeConfig(base.sysfsRoot(), base.devRoot(), Path.of("/proc"), Optional.empty(), Optional.empty(), plugins, false,
                 Optional.empty(), Optional.empty(), Optional.empty(), UeventMode.on, "", base.vgpu(), ServeConfig.Dra.OFF, base.version());
         try (KubeletSimulator kubelet = KubeletSimulator.start(plugins); ServeApp serve = ServeApp.start(config, kernel.opener())) {
             Watch w = awaitWatchListing(kubelet, id);

@@ -44,7 +44,7 @@ class UeventServeTest {
         Path plugins = Files.createDirectories(temp.resolve("plugins"));
         kubelet = KubeletSimulator.start(plugins);
         ServeConfig config = ServeAppTest.config(host, plugins);
-        serve = ServeApp.start(new ServeConfig(config.sysfsRoot(), config.devRoot(), config.pciIds(), config.config(), plugins, false,
+        serve = ServeApp.start(new ServeConfig(config.sysfsRoot(), config.devRoot(), config.procRoot(), config.pciIds(), config.config(), plugins, false,
                 Optional.empty(), Optional.empty(), Optional.of(Duration.ofHours(1)), UeventMode.on, "", config.vgpu(), ServeConfig.Dra.OFF, config.version()),
                 kernel.opener());
         serve.runtime().keepDepartedFor(Duration.ofMillis(200));

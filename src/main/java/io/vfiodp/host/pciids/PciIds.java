@@ -97,6 +97,11 @@ public final class PciIds {
         return ids;
     }
 
+    /** As {@link #load(Optional, Set)}, without the log line: for a command whose own output says which copy it used. */
+    public static PciIds loadQuietly(Optional<Path> explicit, Set<Integer> deviceVendors) throws IOException {
+        return load(explicit, SYSTEM_LOCATIONS, Optional.of(Set.copyOf(deviceVendors)));
+    }
+
     static PciIds load(Optional<Path> explicit, List<Path> systemLocations) throws IOException {
         return load(explicit, systemLocations, Optional.empty());
     }

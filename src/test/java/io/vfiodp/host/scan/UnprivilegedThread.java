@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * work and ends after it: the rest of the JVM keeps them, and a denied file is denied for
  * the work as it would be for a plugin running unprivileged.
  */
-final class UnprivilegedThread {
+public final class UnprivilegedThread {
 
     private static final int LINUX_CAPABILITY_VERSION_3 = 0x20080522;
     private static final int CAP_DAC_OVERRIDE = 1;
@@ -32,7 +32,7 @@ final class UnprivilegedThread {
      * {@code work}'s result; its exception rethrown as is. A thread still busy after
      * {@code hangGuard} is a hang: it is interrupted and an {@link AssertionError} thrown.
      */
-    static <T> T call(Callable<T> work, Duration hangGuard) throws Exception {
+    public static <T> T call(Callable<T> work, Duration hangGuard) throws Exception {
         AtomicReference<T> result = new AtomicReference<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread thread = new Thread(() -> {

@@ -1,0 +1,48 @@
+package io.vfiodp.doctor;
+
+import io.vfiodp.host.IommuGroup;
+import io.vfiodp.host.PciAddress;
+import io.vfiodp.host.PciFunction;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * {@code device.companions}: the functions that go to the VM with the device, because VFIO hands
+ * out whole IOMMU groups. Its own functions (HDMI audio, USB, UCSI of one card) are expected; a
+ * device in another slot means the PCIe path does not isolate them (no ACS, or a PCIe-to-PCI
+ * bridge), and the two can never go to two VMs.
+ */
+final class CompanionsCheck implements Check {
+
+    static final String ID = "device.companions";
+
+    @Override
+    public List<Finding> run(NodeView node) {
+        List<Finding> out = new ArrayList<>();
+        for (PciFunction f : node.candidates()) {
+            if (Devices.hostsVgpus(node.host(), f) || f.iommuGroup().isEmpty()) continue;
+            out.add(Finding.about(ID, f.address().toString(), outcome(node, f)));
+        }
+        return out;
+    }
+
+    private static Outcome outcome(NodeView node, PciFunction f) {
+        int group = f.iommuGroup().getAsInt();
+        List<PciFunction> mates = new ArrayList<>();
+        for (PciAddress a : node.host().group(group).map(IommuGroup::members).orElse(List.of())) {
+            Optional<PciFunction> m = node.host().function(a);
+            if (!a.equals(f.address()) && m.isPresent() && !Devices.isBridge(m.get())) mates.add(m.get());
+        }
+        if (mates.isEmpty()) return new Outcome.Ok("none: alone in IOMMU group " + group);
+        List<PciFunction> elsewhere = mates.stream().filter(m -> !Devices.sameSlot(m.address(), f.address())).toList();
+        if (elsewhere.isEmpty()) {
+            return new Outcome.Ok("its own functions travel with it: " + mates.stream().map(Devices::named).collect(Collectors.joining(", ")));
+        }
+        return new Outcome.Warn("IOMMU group " + group + " also holds " + elsewhere.stream().map(Devices::named).collect(Collectors.joining(", "))
+                + ": one VM gets them all, never one of them alone",
+                Fix.advice("to pass them through apart, use slots whose PCIe path isolates them (ACS on the root port or switch);"
+                        + " pcie_acs_override only hides the sharing, it does not isolate the devices"));
+    }
+}
