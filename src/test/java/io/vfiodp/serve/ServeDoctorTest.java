@@ -3,7 +3,7 @@ package io.vfiodp.serve;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.vfiodp.demo.kubelet.KubeletSimulator;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.host.fixtures.SysfsFixtures;
 import io.vfiodp.plugin.ServeJvm;
 import java.net.URI;
