@@ -1,8 +1,6 @@
 package io.vfiodp.plugin;
 
-import io.vfiodp.host.PciAddress;
 import io.vfiodp.node.VfioPaths;
-import io.vfiodp.policy.DeviceKind;
 import io.vfiodp.policy.ExposedDevice;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.KubeVirtEnv;
@@ -13,11 +11,9 @@ import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.DeviceSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.StringJoiner;
 
 /**
  * The Allocate RPC as a pure function of a resource view and the kubelet's request.
@@ -73,20 +69,7 @@ public final class Allocation {
 
     private static ContainerAllocateResponse containerResponse(ResourceView view, List<ExposedDevice> devices) {
         ContainerAllocateResponse.Builder b = ContainerAllocateResponse.newBuilder();
-        // loops, not streams: the kubelet's first calls run interpreted, where a stream pipeline costs several times a loop
-        StringJoiner ids = new StringJoiner(",");
-        boolean anyCompanions = false;
-        for (ExposedDevice d : devices) {
-            ids.add(d.id());
-            anyCompanions |= !d.companions().isEmpty();
-        }
-        b.putEnvs(view.envVariable(), ids.toString());
-        if (view.kind() == DeviceKind.PCI && anyCompanions) {
-            // Same order as the main variable: the launcher helper pairs them by position.
-            Map<PciAddress, List<PciAddress>> companions = new LinkedHashMap<>();
-            for (ExposedDevice d : devices) companions.put(d.pciAddress(), d.companions());
-            b.putEnvs(KubeVirtEnv.companionsVariableName(view.name()), KubeVirtEnv.encodeCompanions(companions));
-        }
+        b.putAllEnvs(KubeVirtEnv.containerEnv(view.envVariable(), view.name(), view.kind(), devices));
         for (String path : VfioPaths.of(devices, view.devNodes())) {
             b.addDevices(path.equals(VfioPaths.VFIO_CONTAINER) ? VFIO_CONTAINER_SPEC : spec(path));
         }

@@ -35,6 +35,40 @@ public final class KubeVirtEnv {
         return kind.envPrefix() + "_" + suffix(resourceName);
     }
 
+    /**
+     * What a container given {@code devices} of one resource finds in its environment: the
+     * resource's variable with the devices' IDs in the order given, comma-separated, and for PCI
+     * devices with companions the companions variable in the same order. The device plugin's
+     * Allocate and a DRA prepare of an extended-resource claim both hand out exactly this, so a
+     * VM sees the same either way.
+     *
+     * @param variable {@link #variableName(DeviceKind, ResourceName)} of the resource, computed once by a caller that answers often
+     */
+    public static Map<String, String> containerEnv(String variable, ResourceName resource, DeviceKind kind, List<ExposedDevice> devices) {
+        Map<String, String> env = new LinkedHashMap<>(4);
+        // loops, not streams: the kubelet's first Allocates run interpreted, where a stream pipeline costs several times a loop
+        StringBuilder ids = new StringBuilder();
+        boolean anyCompanions = false;
+        for (ExposedDevice d : devices) {
+            if (!ids.isEmpty()) ids.append(',');
+            ids.append(d.id());
+            anyCompanions |= !d.companions().isEmpty();
+        }
+        env.put(variable, ids.toString());
+        if (kind == DeviceKind.PCI && anyCompanions) {
+            // Same order as the main variable: the launcher helper pairs them by position.
+            Map<PciAddress, List<PciAddress>> companions = new LinkedHashMap<>();
+            for (ExposedDevice d : devices) companions.put(d.pciAddress(), d.companions());
+            env.put(companionsVariableName(resource), encodeCompanions(companions));
+        }
+        return env;
+    }
+
+    /** {@link #containerEnv(String, ResourceName, DeviceKind, List)} with the variable's name worked out here. */
+    public static Map<String, String> containerEnv(ResourceName resource, DeviceKind kind, List<ExposedDevice> devices) {
+        return containerEnv(variableName(kind, resource), resource, kind, devices);
+    }
+
     public static String companionsVariableName(ResourceName resource) {
         return COMPANIONS_PREFIX + suffix(resource.value());
     }
