@@ -2,6 +2,7 @@ package io.vfiodp.dra;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vfiodp.testkit.dra.CdiRuntime;
 import io.vfiodp.testkit.dra.DraKubeletSimulator;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.vfiodp.plugin.Allocation;

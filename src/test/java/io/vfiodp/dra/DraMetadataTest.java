@@ -3,6 +3,7 @@ package io.vfiodp.dra;
 import static io.vfiodp.testkit.dra.DraKubeletSimulator.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vfiodp.testkit.dra.CdiRuntime;
 import io.vfiodp.testkit.dra.DraKubeletSimulator;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.vfiodp.proto.dra.v1.NodePrepareResourceResponse;

@@ -4,6 +4,7 @@ import static io.vfiodp.testkit.dra.DraKubeletSimulator.claim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.vfiodp.testkit.dra.CdiRuntime;
 import io.vfiodp.testkit.dra.DraKubeletSimulator;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.vfiodp.policy.Health;

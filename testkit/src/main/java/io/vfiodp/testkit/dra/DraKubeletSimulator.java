@@ -27,7 +27,9 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -42,6 +44,10 @@ import java.util.concurrent.TimeUnit;
  * service (v1 or v1beta1), and keeps the {@code NodeWatchResources} stream open when the plugin lists
  * the health service, recording every list. {@link #restart()} behaves like a kubelet restart: every
  * connection goes, then the directory is walked again (the kubelet leaves plugin sockets in place).
+ * For a pod with extended resources backed by DRA ({@link ExtendedResourceScheduler} plays the
+ * scheduler's part), it prepares the special claim and maps its CDI devices to the containers as
+ * the kubelet does ({@link #prepareExtendedResources}, {@link #cdiDevices}); {@link CdiRuntime}
+ * then applies them as a container runtime would.
  *
  * <p>The kit's README says which of the kubelet's rules it enforces and where the kubelet does the same.
  */
@@ -197,6 +203,42 @@ public final class DraKubeletSimulator implements AutoCloseable {
         channels.clear();
         plugin = null;
         healthUpdates.clear();
+    }
+
+    /**
+     * Prepares a pod's special claim, as the kubelet does before it starts the pod, and gives each
+     * container the CDI devices {@link #cdiDevices} says it gets.
+     *
+     * @param uid the claim's UID, as the API server gave it
+     * @throws IllegalStateException with the driver's error when it refuses the claim: the kubelet does not start the pod
+     */
+    public Map<String, List<String>> prepareExtendedResources(ExtendedResourcePod pod, ExtendedResourceClaim claim, String uid) {
+        NodePrepareResourceResponse prepared = prepare(claim(claim.namespace(), claim.name(), uid)).getClaimsOrThrow(uid);
+        if (!prepared.getError().isEmpty()) throw new IllegalStateException("NodePrepareResources failed for ResourceClaim " + claim.name() + ": "
+                + prepared.getError());
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        for (ExtendedResourcePod.Container c : pod.containers()) out.put(c.name(), cdiDevices(prepared, claim, c));
+        return out;
+    }
+
+    /**
+     * The CDI devices the kubelet's DRA manager hands {@code container} from the special claim
+     * ({@code Manager.GetResources} and {@code ClaimInfo.cdiDevicesAsList}): for each of the pod's
+     * request mappings naming the container and a resource it asks for, the CDI IDs of every device
+     * prepared for that request (its request names include it, or it lists none), in the driver's
+     * order. Nothing is deduplicated: a driver that puts one CDI ID on each device of a request
+     * hands the container that ID once per device.
+     */
+    public static List<String> cdiDevices(NodePrepareResourceResponse prepared, ExtendedResourceClaim claim, ExtendedResourcePod.Container container) {
+        List<String> out = new ArrayList<>();
+        for (ExtendedResourceClaim.Mapping m : claim.mappings()) {
+            Long asked = container.requests().get(m.resourceName());
+            if (!m.containerName().equals(container.name()) || asked == null || asked == 0) continue;
+            for (Device d : prepared.getDevicesList()) {
+                if (d.getRequestNamesCount() == 0 || d.getRequestNamesList().contains(m.requestName())) out.addAll(d.getCdiDeviceIdsList());
+            }
+        }
+        return out;
     }
 
     public static Claim claim(String namespace, String name, String uid) {
