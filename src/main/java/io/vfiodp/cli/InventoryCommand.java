@@ -1,5 +1,6 @@
 package io.vfiodp.cli;
 
+import io.vfiodp.dra.DraSettings;
 import io.vfiodp.inventory.Inventory;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
@@ -39,7 +40,17 @@ public final class InventoryCommand implements Callable<Integer> {
                 description = "Print a permittedHostDevices YAML block that, given back with --config, exposes what the"
                         + " default policy exposes on this host.")
         boolean suggestConfig;
+
+        @Option(names = "--device-classes", required = true,
+                description = "Print the DeviceClasses with spec.extendedResourceName that the resources routed to DRA by --dra-resources"
+                        + " need (one per resource, selecting the driver's devices of it), for kubectl apply -f -: a pod asking"
+                        + " such an extended resource then gets it through DRA. serve only reads them.")
+        boolean deviceClasses;
     }
+
+    @Option(names = "--dra-driver-name", paramLabel = "NAME", defaultValue = DraSettings.DEFAULT_DRIVER,
+            description = "The DRA driver's name, which the --device-classes select (default: ${DEFAULT-VALUE}; env VFIO_DP_DRA_DRIVER_NAME).")
+    String draDriverName;
 
     final DraRoutingOption dra = new DraRoutingOption();
 
@@ -59,9 +70,9 @@ public final class InventoryCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Inventory.Format format = output == null ? Inventory.Format.TABLE
-                : output.json ? Inventory.Format.JSON : Inventory.Format.SUGGESTED_CONFIG;
+                : output.json ? Inventory.Format.JSON : output.suggestConfig ? Inventory.Format.SUGGESTED_CONFIG : Inventory.Format.DEVICE_CLASSES;
         Inventory.Outcome outcome = Inventory.run(new Inventory.Options(host.sysfsRoot(), host.devRoot(), host.pciIds(), host.config(),
-                format, dra.routing(), nodeLabels));
+                format, dra.routing(), nodeLabels, draDriverName));
         return switch (outcome) {
             case Inventory.Outcome.Printed printed -> {
                 PrintWriter out = spec.commandLine().getOut();

@@ -7,6 +7,7 @@ import io.vfiodp.dra.claims.Checkpoint;
 import io.vfiodp.dra.claims.ClaimFiles;
 import io.vfiodp.dra.claims.ClaimSource;
 import io.vfiodp.dra.claims.PreparedClaim;
+import io.vfiodp.dra.classes.DeviceClassMonitor;
 import io.vfiodp.dra.kubelet.DraPluginInfo;
 import io.vfiodp.dra.kubelet.DriverSockets;
 import io.vfiodp.dra.kubelet.HealthService;
@@ -26,6 +27,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -38,7 +40,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Fed like the device-plugin side: {@link #apply} with each new node state (its
  * {@link TargetState#dra()} part is what DRA offers, health included), {@link #requestCheck} on any
  * hint. Both only enqueue work and may come from any thread. Threads, all daemon:
- * {@value DriverLoop#THREAD_NAME}, {@value #GRPC_THREAD}-*, {@value #RPC_THREAD}, {@code vfio-dra-slices}, and
+ * {@value DriverLoop#THREAD_NAME}, {@value #GRPC_THREAD}-*, {@value #RPC_THREAD}, {@value #API_THREAD} (the ResourceSlices'
+ * writes and the DeviceClasses' reads), and
  * the watches' (serve's shared one, or {@value #DIR_WATCH_THREAD} for a driver started alone).
  * {@link #close()} ends them all and removes both sockets; the checkpoint, prepared claims' files
  * and the published slices stay (the kubelet may still unprepare, the next start goes on).
@@ -48,17 +51,21 @@ public final class DraDriver implements AutoCloseable {
     static final String GRPC_THREAD = "vfio-dra-grpc";
     static final String RPC_THREAD = "vfio-dra-rpc";
     static final String DIR_WATCH_THREAD = "vfio-dra-dir-watch";
+    static final String API_THREAD = "vfio-dra-api";
 
     private final DriverLoop loop;
     private final SlicePublisher slices;
+    private final DeviceClassMonitor classes;
     private final List<DirectoryWatch> watches;
     private final EpollEventLoopGroup group;
     private final Worker rpc;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private DraDriver(DriverLoop loop, SlicePublisher slices, List<DirectoryWatch> watches, EpollEventLoopGroup group, Worker rpc) {
+    private DraDriver(DriverLoop loop, SlicePublisher slices, DeviceClassMonitor classes, List<DirectoryWatch> watches, EpollEventLoopGroup group,
+                      Worker rpc) {
         this.loop = loop;
         this.slices = slices;
+        this.classes = classes;
         // filled by start() after construction, so that a failure there closes what was started
         this.watches = watches;
         this.group = group;
@@ -93,7 +100,9 @@ public final class DraDriver implements AutoCloseable {
         SortedMap<String, PreparedClaim> claims = checkpoint.load();
         EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory(GRPC_THREAD, true));
         Worker rpc = Worker.start(RPC_THREAD);
-        SlicePublisher slices = new SlicePublisher(client, settings.driverName(), settings.nodeName());
+        Worker api = Worker.start(API_THREAD);
+        SlicePublisher slices = new SlicePublisher(client, settings.driverName(), settings.nodeName(), api);
+        DeviceClassMonitor classes = new DeviceClassMonitor(client, settings.driverName(), api, settings.sliceResync(), listener::deviceClasses);
         HealthService health = new HealthService();
         ClaimSource source = new ClaimSource(client);
         DriverLoop loop = new DriverLoop(settings, claims, ticker, clock, listener, l -> {
@@ -104,7 +113,7 @@ public final class DraDriver implements AutoCloseable {
             return new DriverEdges(sockets, health, slices, files, checkpoint);
         });
         List<DirectoryWatch> watches = new ArrayList<>();
-        DraDriver driver = new DraDriver(loop, slices, watches, group, rpc);
+        DraDriver driver = new DraDriver(loop, slices, classes, watches, group, rpc);
         try {
             // a socket of ours deleted (a kubelet reinstall, a wiped directory) is served again at once, not at the next check
             watches.add(watch(watcher, settings.registryDir(), "DRA plugin registry dir", loop));
@@ -124,9 +133,10 @@ public final class DraDriver implements AutoCloseable {
         });
     }
 
-    /** Offer {@code state.dra()} from now on. */
+    /** Offer {@code state.dra()} from now on, and check the DeviceClasses of its resources. */
     public void apply(TargetState state) {
         loop.apply(state);
+        classes.watch(new TreeSet<>(state.dra().resources().resources().keySet()));
     }
 
     /** Look at the sockets again; cheap and coalesced. */
@@ -148,6 +158,7 @@ public final class DraDriver implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) return;
         watches.forEach(DirectoryWatch::close);
         loop.close();
+        classes.close();
         slices.close();
         rpc.close();
         try {

@@ -1,11 +1,13 @@
 package io.vfiodp.dra;
 
+import io.vfiodp.dra.classes.ClassVerdict;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
+import java.util.SortedMap;
 
 /**
- * What the DRA driver tells observers (metrics, Node Events). Called on the driver's thread or a
- * gRPC handler thread: implementations must return at once and never throw.
+ * What the DRA driver tells observers (metrics, Node Events). Called on the driver's thread, its
+ * API thread or a gRPC handler thread: implementations must return at once and never throw.
  */
 public interface DraListener {
 
@@ -19,6 +21,12 @@ public interface DraListener {
 
     /** The kubelet asked to prepare a claim and got {@code reason} instead of devices. */
     default void prepareFailed(String reason) {}
+
+    /**
+     * The DeviceClasses of the resources routed to DRA, as the API held them before and holds them
+     * now ({@link ClassVerdict}, by resource); told whenever one changed.
+     */
+    default void deviceClasses(SortedMap<ResourceName, ClassVerdict> before, SortedMap<ResourceName, ClassVerdict> now) {}
 
     /** This listener, then {@code next}. */
     default DraListener andThen(DraListener next) {
@@ -34,6 +42,12 @@ public interface DraListener {
             public void prepareFailed(String reason) {
                 first.prepareFailed(reason);
                 next.prepareFailed(reason);
+            }
+
+            @Override
+            public void deviceClasses(SortedMap<ResourceName, ClassVerdict> before, SortedMap<ResourceName, ClassVerdict> now) {
+                first.deviceClasses(before, now);
+                next.deviceClasses(before, now);
             }
         };
     }

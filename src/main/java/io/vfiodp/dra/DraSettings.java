@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -41,9 +42,9 @@ public record DraSettings(String driverName, String nodeName, Path registryDir, 
 
     public DraSettings {
         Objects.requireNonNull(driverName, "driverName");
-        if (driverName.length() > 63 || !DNS_SUBDOMAIN.matcher(driverName).matches()) {
-            throw new IllegalArgumentException("DRA driver name '" + driverName + "' is not a lower-case DNS subdomain of at most 63 characters");
-        }
+        driverNameProblem(driverName).ifPresent(problem -> {
+            throw new IllegalArgumentException(problem);
+        });
         Objects.requireNonNull(nodeName, "nodeName");
         if (nodeName.isEmpty() || nodeName.length() > 253 || !DNS_SUBDOMAIN.matcher(nodeName).matches()) {
             throw new IllegalArgumentException("node name '" + nodeName + "' is not a DNS subdomain: it names this node's DRA pool");
@@ -62,6 +63,14 @@ public record DraSettings(String driverName, String nodeName, Path registryDir, 
                         + MAX_SOCKET_PATH + ": use a shorter directory");
             }
         }
+    }
+
+    /** Why {@code name} cannot name a DRA driver, or empty when it can. */
+    public static Optional<String> driverNameProblem(String name) {
+        if (name.length() > 63 || !DNS_SUBDOMAIN.matcher(name).matches()) {
+            return Optional.of("DRA driver name '" + name + "' is not a lower-case DNS subdomain of at most 63 characters");
+        }
+        return Optional.empty();
     }
 
     /** The kubelet's standard directories, {@code /var/lib/kubelet/plugins/<driver>} and {@code /var/run/cdi}. */

@@ -1,5 +1,7 @@
 package io.vfiodp.inventory;
 
+import io.vfiodp.dra.DraSettings;
+import io.vfiodp.dra.classes.ExtendedResourceClasses;
 import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.host.vfio.VfioApiCheck;
@@ -29,7 +31,9 @@ public final class Inventory {
         /** The stable document of {@link InventoryJson}. */
         JSON,
         /** A {@code permittedHostDevices} block exposing what the default policy exposes ({@link SuggestedConfig}). */
-        SUGGESTED_CONFIG
+        SUGGESTED_CONFIG,
+        /** The DeviceClasses with {@code spec.extendedResourceName} of the resources routed to DRA ({@link ExtendedResourceClasses}). */
+        DEVICE_CLASSES
     }
 
     /**
@@ -40,9 +44,10 @@ public final class Inventory {
      *                   which suggests from the default policy
      * @param routing    the resources shown as served through DRA
      * @param nodeLabels this node's labels, for the layout's {@code nodeMediatedDeviceTypes}
+     * @param driverName the DRA driver's name, which {@link Format#DEVICE_CLASSES} select
      */
     public record Options(Path sysfsRoot, Path devRoot, Optional<Path> pciIds, Optional<Path> config, Format format, DraRouting routing,
-                          Map<String, String> nodeLabels) {
+                          Map<String, String> nodeLabels, String driverName) {
         public Options {
             Objects.requireNonNull(sysfsRoot, "sysfsRoot");
             Objects.requireNonNull(devRoot, "devRoot");
@@ -51,6 +56,13 @@ public final class Inventory {
             Objects.requireNonNull(format, "format");
             Objects.requireNonNull(routing, "routing");
             nodeLabels = Map.copyOf(nodeLabels);
+            Objects.requireNonNull(driverName, "driverName");
+        }
+
+        /** With the default DRA driver name. */
+        public Options(Path sysfsRoot, Path devRoot, Optional<Path> pciIds, Optional<Path> config, Format format, DraRouting routing,
+                       Map<String, String> nodeLabels) {
+            this(sysfsRoot, devRoot, pciIds, config, format, routing, nodeLabels, DraSettings.DEFAULT_DRIVER);
         }
     }
 
@@ -69,6 +81,8 @@ public final class Inventory {
     private Inventory() {}
 
     public static Outcome run(Options options) {
+        Optional<String> badDriver = DraSettings.driverNameProblem(options.driverName());
+        if (options.format() == Format.DEVICE_CLASSES && badDriver.isPresent()) return new Outcome.Failed(badDriver.get());
         PciIds pciIds;
         try {
             pciIds = PciIds.load(options.pciIds());
@@ -87,8 +101,23 @@ public final class Inventory {
         return new Outcome.Printed(text(options, pass, pciIds), pass);
     }
 
+    /**
+     * The DeviceClasses the resources this node routes to DRA need, from the pass serve makes: what
+     * serve checks the API for, to be applied once per cluster (the agent has no right to write them).
+     */
+    private static String deviceClasses(Options options, ScanPolicySource.Evaluation pass) {
+        var routed = options.routing().split(pass.result().desiredState()).dra().resources().keySet();
+        String header = "DeviceClasses with spec.extendedResourceName for the resources this node serves through DRA: a pod asking"
+                + "\none of these extended resources (as virt-launcher's does for a VMI's gpus[].deviceName) gets driver "
+                + options.driverName() + "'s\ndevices of it. Apply once per cluster: vfio-device-plugin inventory --dra-resources="
+                + options.routing() + " --device-classes | kubectl apply -f -";
+        if (routed.isEmpty()) header += "\nNo resource of this node goes through DRA with --dra-resources=" + options.routing() + ".";
+        return ExtendedResourceClasses.yaml(options.driverName(), ExtendedResourceClasses.of(options.driverName(), routed), header);
+    }
+
     private static String text(Options options, ScanPolicySource.Evaluation pass, PciIds pciIds) {
         if (options.format() == Format.SUGGESTED_CONFIG) return SuggestedConfig.yaml(pass.snapshot(), pass.result(), pciIds);
+        if (options.format() == Format.DEVICE_CLASSES) return deviceClasses(options, pass);
         InventoryReport report = InventoryReport.of(pass.snapshot(), pass.result(), pciIds, options.config().map(Path::toString),
                 pass.configWarnings(), options.routing());
         // Only /dev/vfio/vfio is opened, never a group node: that would take the group from a running VM.

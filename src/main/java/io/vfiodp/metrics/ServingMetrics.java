@@ -6,6 +6,7 @@ import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.dra.DraListener;
 import io.vfiodp.dra.DraStatus;
+import io.vfiodp.dra.classes.ClassVerdict;
 import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.plugin.ResourceStatus;
@@ -16,6 +17,7 @@ import java.time.Clock;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.SortedMap;
 
 /**
  * Metrics of the serving side: what is advertised, what the kubelet did with it, and how the
@@ -50,6 +52,7 @@ public final class ServingMetrics implements PluginListener {
     private final Gauge draPreparedClaims;
     private final Gauge draSlicesPublished;
     private final Counter draPrepareErrors;
+    private final Gauge draDeviceClassReady;
 
     /**
      * Every metric is built without exemplars: {@code /metrics} writes the Prometheus text format,
@@ -123,6 +126,11 @@ public final class ServingMetrics implements PluginListener {
         draPrepareErrors = Counter.builder().withoutExemplars().name("vfio_dp_dra_prepare_errors")
                 .help("ResourceClaims the kubelet asked the DRA driver to prepare and that got an error instead of devices, by driver")
                 .labelNames("driver").register(registry);
+        draDeviceClassReady = Gauge.builder().withoutExemplars().name("vfio_dp_dra_device_class_ready")
+                .help("1 while the DeviceClass with spec.extendedResourceName of a resource routed to DRA is in the API as"
+                        + " inventory --device-classes prints it, 0 while it is missing, different or unreadable (pods asking the resource"
+                        + " are then not served here), by driver, resource and class")
+                .labelNames("driver", "resource", "device_class").register(registry);
     }
 
     /** Replaces the device counts and registrations with the loop's current standing; resources gone since disappear. */
@@ -164,6 +172,26 @@ public final class ServingMetrics implements PluginListener {
             public void prepareFailed(String reason) {
                 draPrepareErrors.labelValues(driver).inc();
             }
+
+            @Override
+            public void deviceClasses(SortedMap<ResourceName, ClassVerdict> before, SortedMap<ResourceName, ClassVerdict> now) {
+                deviceClassesChecked(driver, now);
+            }
+        };
+    }
+
+    private synchronized void deviceClassesChecked(String driver, SortedMap<ResourceName, ClassVerdict> verdicts) {
+        draDeviceClassReady.clear();
+        verdicts.forEach((resource, v) -> draDeviceClassReady.labelValues(driver, resource.value(), className(v)).set(v.ready() ? 1 : 0));
+    }
+
+    private static String className(ClassVerdict v) {
+        return switch (v) {
+            case ClassVerdict.Ready r -> r.className();
+            case ClassVerdict.Missing m -> m.className();
+            case ClassVerdict.Differs d -> d.className();
+            case ClassVerdict.Unreadable u -> u.className();
+            case ClassVerdict.Unnamable u -> "";
         };
     }
 

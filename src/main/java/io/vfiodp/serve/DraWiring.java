@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.dra.DraDriver;
 import io.vfiodp.dra.DraListener;
 import io.vfiodp.dra.DraSettings;
+import io.vfiodp.kube.DeviceClassEvents;
 import io.vfiodp.kube.HealthEvents;
 import io.vfiodp.kube.NodeEventRecorder;
 import io.vfiodp.metrics.ServingMetrics;
@@ -55,7 +56,9 @@ final class DraWiring {
             throw new IOException("--dra-resources " + dra.routing() + ": " + e.getMessage(), e);
         }
         DraListener listener = metrics.draListener(dra.driverName());
-        if (events.isPresent()) listener = listener.andThen(HealthEvents.onNode(events.get()));
+        if (events.isPresent()) {
+            listener = listener.andThen(HealthEvents.onNode(events.get())).andThen(DeviceClassEvents.onNode(events.get()));
+        }
         DraDriver driver = closer.add(DraDriver.start(settings, client.get(), Clock.systemUTC(), listener, watcher));
         log.info("DRA: driver {} serves {} as pool {}: registration socket in {}, plugin dir {}, CDI specs in {}", dra.driverName(),
                 dra.routing().all() ? "every resource" : dra.routing(), config.nodeName().get(), dra.registryDir(), pluginDir, dra.cdiDir());

@@ -136,6 +136,37 @@ class InventoryCommandTest {
         GoldenFile.assertMatches("t4-numa.suggested.yaml", inventory("t4-numa", "--suggest-config").out());
     }
 
+    @Test
+    void deviceClassesOfTheResourcesRoutedToDraPerFixtureNode() throws IOException {
+        GoldenFile.assertMatches("t4-vgpu.device-classes.yaml", inventory("t4-vgpu", "--dra-resources=all", "--device-classes").out());
+        GoldenFile.assertMatches("l40s-sriov.device-classes.yaml", inventory("l40s-sriov", "--dra-resources=nvidia.com/NVIDIA_L40S-4Q",
+                "--device-classes").out());
+    }
+
+    @Test
+    void deviceClassesWithNothingRoutedToDraSayWhy() {
+        Run run = inventory("t4-numa", "--device-classes");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).doesNotContain("kind: DeviceClass").endsWith("# No resource of this node goes through DRA with --dra-resources=none.\n");
+    }
+
+    @Test
+    void deviceClassesSelectTheNamedDriver() {
+        Run run = inventory("t4-numa", "--dra-resources=all", "--dra-driver-name=gpu.example.com", "--device-classes");
+
+        assertThat(run.out()).contains("  name: tu104gl-tesla-t4.f7ec.nvidia.com.gpu.example.com\n",
+                "expression: \"device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].resourceName == 'nvidia.com/TU104GL_TESLA_T4'\"");
+    }
+
+    @Test
+    void deviceClassesForADriverNameThatIsNoneAreAnError() {
+        Run run = inventory("t4-numa", "--dra-resources=all", "--dra-driver-name=Not_A_Name", "--device-classes");
+
+        assertThat(run.exitCode()).isEqualTo(1);
+        assertThat(run.err()).isEqualTo("inventory: DRA driver name 'Not_A_Name' is not a lower-case DNS subdomain of at most 63 characters\n");
+    }
+
     /** Without --pci-ids the newer of the system file and the bundled copy is used, and both outputs say which and why. */
     @Test
     void withoutAnExplicitPciIdsTheTextAndTheJsonSayWhichCopyAndWhy() throws IOException {

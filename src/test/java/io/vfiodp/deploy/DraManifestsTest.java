@@ -7,12 +7,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.vfiodp.dra.DraSettings;
+import io.vfiodp.dra.classes.ExtendedResourceClasses;
 import io.vfiodp.policy.DraKind;
 import io.vfiodp.policy.DraRouting;
+import io.vfiodp.policy.ResourceName;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,7 +43,9 @@ class DraManifestsTest {
     void addsTheDeviceClassesAndTheDraRbacToTheBase(Manifests m) {
         List<String> expected = new ArrayList<>(baseBySameKubectl(m).kindsAndNames());
         expected.addAll(List.of("DeviceClass -/passthrough.vfio-device-plugin.io", "DeviceClass -/mdev.vfio-device-plugin.io",
-                "DeviceClass -/sriov-vgpu.vfio-device-plugin.io", "ClusterRole -/vfio-device-plugin-dra",
+                "DeviceClass -/sriov-vgpu.vfio-device-plugin.io", "DeviceClass -/grid-t4-1q.f64.nvidia.com.vfio-device-plugin.io",
+                "DeviceClass -/grid-t4-2q.f64.nvidia.com.vfio-device-plugin.io",
+                "DeviceClass -/tu104gl-tesla-t4.f7ec.nvidia.com.vfio-device-plugin.io", "ClusterRole -/vfio-device-plugin-dra",
                 "ClusterRoleBinding -/vfio-device-plugin-dra"));
         assertThat(m.kindsAndNames()).containsExactlyInAnyOrderElementsOf(expected);
     }
@@ -52,6 +60,23 @@ class DraManifestsTest {
                     .isEqualTo("device.driver == '" + driver + "' && device.attributes['" + driver + "'].kind == '" + kind.label() + "'"));
         }
         assertThat(Arrays.stream(DraKind.values()).map(DraKind::label)).containsExactly("passthrough", "mdev", "sriov-vgpu");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dra")
+    void eachResourceNameOfTheExamplesHasTheClassInventoryPrintsForIt(Manifests m) throws IOException {
+        List<ResourceName> names = new ArrayList<>();
+        Matcher r = Pattern.compile("resourceName: (\\S+)").matcher(Files.readString(Path.of("deploy/examples/kubevirt-permitted-host-devices.yaml")));
+        while (r.find()) names.add(ResourceName.of(r.group(1)));
+        String printed = ExtendedResourceClasses.yaml(DraSettings.DEFAULT_DRIVER, ExtendedResourceClasses.of(DraSettings.DEFAULT_DRIVER, names), "");
+        String shipped = Files.readString(Path.of("deploy/dra/deviceclasses-extended-resources.yaml")).replaceAll("(?m)\\A(#.*\\n)+", "");
+
+        assertThat(names).hasSize(3);
+        assertThat(shipped).isEqualTo(printed);
+        for (ResourceName name : names) {
+            DeviceClass c = m.one(DeviceClass.class, ExtendedResourceClasses.className(DraSettings.DEFAULT_DRIVER, name));
+            assertThat(c.getSpec().getExtendedResourceName()).isEqualTo(name.value());
+        }
     }
 
     @ParameterizedTest(name = "{0}")

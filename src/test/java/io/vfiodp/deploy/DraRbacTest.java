@@ -28,8 +28,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * deploy/dra's ClusterRole is derived from the code: the DRA driver publishes slices, changes them
- * on a health change, deletes them when nothing is routed to DRA any more and prepares a claim,
+ * deploy/dra's ClusterRole is derived from the code: the DRA driver publishes slices, reads the
+ * DeviceClasses its resources need, changes the slices on a health change, deletes them when
+ * nothing is routed to DRA any more and prepares a claim,
  * against a mock API server that records every request; each request must be allowed by the rule,
  * and each grant must be used by some request.
  */
@@ -49,6 +50,7 @@ class DraRbacTest {
             int setup = h.api.server().getRequestCount();
             h.start(DraNodes.allDra("t4-numa"));
             await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().size() == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> !h.classes.isEmpty());
             h.driver.apply(DraNodes.withHealth(DraNodes.allDra("t4-numa"), "0000:1a:00.0", Health.unhealthy("test")));
             await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().getFirst().getSpec().getPool().getGeneration() == 2);
             h.driver.apply(DraNodes.allDra("t4-numa"));
@@ -87,7 +89,7 @@ class DraRbacTest {
         calls.forEach(c -> needed.add(c.verb() + " " + c.group() + "/" + c.resource()));
         assertThat(granted(m)).isEqualTo(needed).isEqualTo(new TreeSet<>(Set.of("get resource.k8s.io/resourceclaims",
                 "get resource.k8s.io/resourceslices", "create resource.k8s.io/resourceslices", "update resource.k8s.io/resourceslices",
-                "delete resource.k8s.io/resourceslices", "get /nodes")));
+                "delete resource.k8s.io/resourceslices", "get resource.k8s.io/deviceclasses", "get /nodes")));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -96,5 +98,14 @@ class DraRbacTest {
         assertThat(calls).filteredOn(c -> c.resource().equals("nodes")).isNotEmpty().allSatisfy(c -> assertThat(c.name()).contains("node-a"));
         assertThat(calls).filteredOn(c -> c.resource().equals("resourceslices") && !c.verb().equals("create")).isNotEmpty()
                 .allSatisfy(c -> assertThat(c.name().orElseThrow()).startsWith("node-a-vfio-device-plugin.io-"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dra")
+    void theDeviceClassesAreReadByTheNamesOfTheRoutedResourcesAndNeverWritten(Manifests m) {
+        assertThat(calls).filteredOn(c -> c.resource().equals("deviceclasses")).isNotEmpty().allSatisfy(c -> {
+            assertThat(c.verb()).isEqualTo("get");
+            assertThat(c.name()).contains("tu104gl-tesla-t4.f7ec.nvidia.com.vfio-device-plugin.io");
+        });
     }
 }

@@ -83,7 +83,7 @@ class ServeMetricsTest {
                 exposition = await().atMost(WAIT).until(() -> serve.get("/metrics"),
                         text -> text.contains("vfio_dp_reregistrations_total{") && text.contains("vfio_dp_health_transitions_total{")
                                 && text.contains("vfio_dp_resource_registered{resource=\"" + Q2 + "\"} 1")
-                                && text.contains("vfio_dp_dra_devices{"));
+                                && text.contains("vfio_dp_dra_devices{") && text.contains("vfio_dp_dra_device_class_ready{"));
             }
         }
     }
@@ -113,6 +113,7 @@ class ServeMetricsTest {
                 "vfio_dp_build_info",
                 "vfio_dp_config_entry_errors",
                 "vfio_dp_devices",
+                "vfio_dp_dra_device_class_ready",
                 "vfio_dp_dra_devices",
                 "vfio_dp_dra_prepare_errors_total",
                 "vfio_dp_dra_prepared_claims",

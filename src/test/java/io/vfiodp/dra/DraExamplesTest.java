@@ -34,6 +34,7 @@ class DraExamplesTest {
     static final Path TEMPLATES = Path.of("deploy/examples/dra-resourceclaimtemplates.yaml");
     static final Path VMI = Path.of("deploy/examples/vmi-with-dra-gpu.yaml");
     static final Path CLASSES = Path.of("deploy/dra/deviceclasses.yaml");
+    static final Path EXTENDED_CLASSES = Path.of("deploy/dra/deviceclasses-extended-resources.yaml");
 
     static <T> List<T> all(Path file, Class<T> type) throws IOException {
         List<T> out = new ArrayList<>();
@@ -71,6 +72,25 @@ class DraExamplesTest {
         assertThat(matching("t4-vgpu", r)).containsExactly("mdev-0b2c1f6e-7a4d-4c39-8e52-3d9f0a6b1c27",
                 "mdev-5e8d2a41-93c6-4f0b-a7d2-6c1e4b8f9a30", "mdev-c91f7d3a-2b68-4e15-9a04-8f3c6d2e1b59");
         assertThat(matching("t4-numa", r)).isEmpty();
+    }
+
+    /** The devices of {@code node} that the shipped class with extended resource name {@code resource} admits, by name. */
+    static List<String> admittedFor(String node, String resource) throws IOException {
+        DeviceClass cls = all(EXTENDED_CLASSES, DeviceClass.class).stream()
+                .filter(c -> c != null && resource.equals(c.getSpec().getExtendedResourceName())).findFirst().orElseThrow();
+        DriverView view = DriverView.of(DraNodes.allDra(node));
+        return view.devices().values().stream().filter(d -> cls.getSpec().getSelectors().stream()
+                .allMatch(s -> SimpleCel.matches(s.getCel().getExpression(), DraNodes.DRIVER, d))).map(DraDevice::name).toList();
+    }
+
+    @Test
+    void eachExtendedResourceClassAdmitsExactlyTheDevicesOfItsResource() throws IOException {
+        assertThat(admittedFor("t4-numa", "nvidia.com/TU104GL_TESLA_T4")).containsExactly("pci-0000-1a-00-0", "pci-0000-1b-00-0",
+                "pci-0000-b1-00-0", "pci-0000-b2-00-0");
+        assertThat(admittedFor("t4-vgpu", "nvidia.com/TU104GL_TESLA_T4")).isEmpty();
+        assertThat(admittedFor("t4-vgpu", "nvidia.com/GRID_T4-1Q")).containsExactly("mdev-0b2c1f6e-7a4d-4c39-8e52-3d9f0a6b1c27",
+                "mdev-5e8d2a41-93c6-4f0b-a7d2-6c1e4b8f9a30", "mdev-c91f7d3a-2b68-4e15-9a04-8f3c6d2e1b59");
+        assertThat(admittedFor("t4-numa", "nvidia.com/GRID_T4-1Q")).isEmpty();
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.vfiodp.testkit.dra.DraKubeletSimulator;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vfiodp.dra.classes.ClassVerdict;
 import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.Health;
@@ -21,6 +22,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Comparator;
 import java.util.List;
+import java.util.SortedMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -38,6 +40,8 @@ public final class DraHarness implements AutoCloseable {
     public final DraKubeletSimulator kubelet;
     /** What the driver told its listener, in order: {@code health <resource> <device> <from> -> <to>}, {@code prepare failed: <reason>}. */
     public final List<String> heard = new CopyOnWriteArrayList<>();
+    /** The DeviceClass verdicts the driver told its listener, each time one changed. */
+    public final List<SortedMap<ResourceName, ClassVerdict>> classes = new CopyOnWriteArrayList<>();
     private final DraListener listener = new DraListener() {
         @Override
         public void healthChanged(ResourceName resource, String deviceId, Health from, Health to) {
@@ -48,6 +52,11 @@ public final class DraHarness implements AutoCloseable {
         @Override
         public void prepareFailed(String reason) {
             heard.add("prepare failed: " + reason);
+        }
+
+        @Override
+        public void deviceClasses(SortedMap<ResourceName, ClassVerdict> before, SortedMap<ResourceName, ClassVerdict> now) {
+            classes.add(now);
         }
     };
     public DraDriver driver;

@@ -19,8 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes this node's ResourceSlices as the driver's step asks, on a thread of its own
- * ({@value #THREAD_NAME}), since the API server may be slow to answer. It decides nothing: when to
+ * Writes this node's ResourceSlices as the driver's step asks, on the driver's API thread (the
+ * worker it is given, {@code vfio-dra-api}), since the API server may be slow to answer. It decides nothing: when to
  * sync, what to publish, when to retry and what to log are the step's; a sync makes the API hold
  * the layout it is given and reports what the API holds then.
  *
@@ -31,7 +31,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class SlicePublisher implements AutoCloseable {
 
-    static final String THREAD_NAME = "vfio-dra-slices";
     /** A sync in flight may wait on the API server's answers. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.dra");
@@ -54,11 +53,12 @@ public final class SlicePublisher implements AutoCloseable {
         record Failed(String problem, long generation, Optional<String> nodeUid) implements Outcome {}
     }
 
-    public SlicePublisher(KubernetesClient client, String driver, String node) {
+    /** @param thread where syncs run; closed with the publisher */
+    public SlicePublisher(KubernetesClient client, String driver, String node, Worker thread) {
         this.client = Objects.requireNonNull(client, "client");
         this.driver = driver;
         this.node = node;
-        this.thread = Worker.start(THREAD_NAME);
+        this.thread = Objects.requireNonNull(thread, "thread");
     }
 
     /**
@@ -153,7 +153,7 @@ public final class SlicePublisher implements AutoCloseable {
         return Optional.empty();
     }
 
-    /** Stops the thread after the sync in flight; the slices stay (the kubelet removes a driver's slices when it is gone for good). */
+    /** Stops its thread after the sync in flight; the slices stay (the kubelet removes a driver's slices when it is gone for good). */
     @Override
     public void close() {
         thread.closeAfter(() -> {}, CLOSE_WAIT);
