@@ -6,9 +6,15 @@ import io.vfiodp.dra.claims.ClaimSource;
 import io.vfiodp.dra.claims.PrepareAnswer;
 import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.dra.claims.PreparedDevice;
+import io.vfiodp.dra.claims.RequestEdits;
+import io.vfiodp.dra.model.DraDevice;
 import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.node.VfioPaths;
+import io.vfiodp.policy.ExposedDevice;
+import io.vfiodp.policy.KubeVirtEnv;
+import io.vfiodp.policy.ResourceName;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,7 +22,9 @@ import java.util.Optional;
 /**
  * Whether a claim not prepared yet can be, and with which devices: what the API allocated must
  * pass {@link ClaimCheck} against the devices offered now, and no device may be held by another
- * prepared claim. Pure: the files are written afterwards, by the loop.
+ * prepared claim. For the scheduler's claim of a pod's extended resources, also what each
+ * request's container gets, worked out as Allocate works it out. Pure: the files are written
+ * afterwards, by the loop.
  */
 record ClaimDecision(String driver, String pool, DriverView view) {
 
@@ -34,16 +42,43 @@ record ClaimDecision(String driver, String pool, DriverView view) {
         if (outcome instanceof ClaimCheck.Refused(String reason)) return new PrepareAnswer.Failed(reason);
         ClaimCheck.AllocatedClaim allocated = ((ClaimCheck.Accepted) outcome).claim();
         List<PreparedDevice> devices = new ArrayList<>();
+        Map<String, List<DraDevice>> byRequest = new LinkedHashMap<>();
         for (ClaimCheck.Allocated a : allocated.devices()) {
             Optional<PreparedClaim> holder = holderOf(a.device().name(), prepared);
             if (holder.isPresent()) {
                 return new PrepareAnswer.Failed("ResourceClaim " + allocated.namespace() + "/" + allocated.name() + ": device " + a.device().name()
                         + " (" + a.device().device().id() + ") is already prepared for claim " + holder.get().describe());
             }
-            devices.add(new PreparedDevice(a.request(), pool, a.device().name(), a.device().device().id(),
-                    VfioPaths.of(List.of(a.device().device()), view.devNodes()), a.device().attributes()));
+            PreparedDevice device = new PreparedDevice(a.request(), pool, a.device().name(), a.device().device().id(),
+                    VfioPaths.of(List.of(a.device().device()), view.devNodes()), a.device().attributes());
+            devices.add(device);
+            byRequest.computeIfAbsent(device.baseRequest(), k -> new ArrayList<>()).add(a.device());
         }
-        return new PrepareAnswer.Prepared(new PreparedClaim(r.uid(), allocated.namespace(), allocated.name(), allocated.podClaimName(), devices));
+        List<RequestEdits> extended = allocated.extendedResources() ? extended(byRequest) : List.of();
+        return new PrepareAnswer.Prepared(new PreparedClaim(r.uid(), allocated.namespace(), allocated.name(), allocated.podClaimName(), devices,
+                extended));
+    }
+
+    /**
+     * Per request, what Allocate would give a container for the same devices: each resource's
+     * variables (a request of one of the DeviceClasses with an extended resource name holds one
+     * resource; one of a class by kind may hold several, each with a variable of its own) and the
+     * VFIO nodes of all its devices.
+     */
+    private List<RequestEdits> extended(Map<String, List<DraDevice>> byRequest) {
+        List<RequestEdits> out = new ArrayList<>();
+        byRequest.forEach((request, draDevices) -> {
+            Map<ResourceName, List<ExposedDevice>> byResource = new LinkedHashMap<>();
+            List<ExposedDevice> all = new ArrayList<>();
+            for (DraDevice d : draDevices) {
+                byResource.computeIfAbsent(d.resource(), k -> new ArrayList<>()).add(d.device());
+                all.add(d.device());
+            }
+            Map<String, String> env = new LinkedHashMap<>();
+            byResource.forEach((resource, exposed) -> env.putAll(KubeVirtEnv.containerEnv(resource, exposed.getFirst().kind(), exposed)));
+            out.add(new RequestEdits(request, env, VfioPaths.of(all, view.devNodes())));
+        });
+        return out;
     }
 
     private static Optional<PreparedClaim> holderOf(String device, Map<String, PreparedClaim> prepared) {

@@ -3,6 +3,7 @@ package io.vfiodp.dra;
 import static io.vfiodp.dra.DriverScript.at;
 import static io.vfiodp.dra.DriverScript.close;
 import static io.vfiodp.dra.DriverScript.fetched;
+import static io.vfiodp.dra.DriverScript.fetchedSpecial;
 import static io.vfiodp.dra.DriverScript.filesNotRemoved;
 import static io.vfiodp.dra.DriverScript.filesNotWritten;
 import static io.vfiodp.dra.DriverScript.filesRemoved;
@@ -88,6 +89,11 @@ class ClaimStepTest {
                 row("in one call, a claim gets the device of an earlier one whose files could not be written", RIVALS_WRITING,
                         at(10, filesNotWritten(1, "u-1", "No space left on device")), "remove files of vms/first (UID u-1) for call 1, undoing",
                         "write files of u-2 " + T4_AS_GPU + " for call 1"),
+                row("the scheduler's claim of a pod's extended resources is written with what Allocate would give its request's container",
+                        PUBLISHED, at(10, prepare(1, fetchedSpecial("vm-extended-resources-x7k2p", "u-5", T4, "pci-0000-b1-00-0"))),
+                        "write files of u-5 [" + T4 + " container-0-request-0 [/dev/vfio/vfio, /dev/vfio/24], pci-0000-b1-00-0 container-0-request-0"
+                                + " [/dev/vfio/vfio, /dev/vfio/64]] env [container-0-request-0 {PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4="
+                                + "0000:1a:00.0,0000:b1:00.0} [/dev/vfio/vfio, /dev/vfio/24, /dev/vfio/64]] for call 1"),
                 row("a claim the check refuses is answered without a file touched", PUBLISHED,
                         at(10, prepare(1, fetched("broken", "u-9", "pci-0000-b2-00-0"))), "answer prepare 1: u-9 failed: ResourceClaim vms/broken"
                                 + " allocation result 0: device pci-0000-b2-00-0 (0000:b2:00.0) is unhealthy: IOMMU group 65: /dev/vfio/65 missing"),

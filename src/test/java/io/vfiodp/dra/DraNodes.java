@@ -33,7 +33,11 @@ public final class DraNodes {
 
     /** What scan and policy give for the fixture node, every resource routed as {@code routing} says. */
     public static TargetState state(String node, DraRouting routing) {
-        HostSnapshot s = scan(node);
+        return state(scan(node), routing);
+    }
+
+    /** What the policy gives for a scanned node, every resource routed as {@code routing} says. */
+    static TargetState state(HostSnapshot s, DraRouting routing) {
         PciIds ids = pciIds();
         DraRouting.Split split = routing.split(PolicyEngine.evaluate(s, Optional.empty(), ids).desiredState());
         return new TargetState(split.devicePlugins(), s.devNodes(), DraOffer.describe(split.dra(), s, ids, DraOffer.EMPTY));

@@ -180,6 +180,15 @@ final class DriverScript {
         return new ClaimRequest(Claims.NAMESPACE, uid, name, Optional.of(new ClaimSource.Found(Claims.allocated(name, uid, results))));
     }
 
+    /** The scheduler's claim of a pod's extended resources, allocating {@code devices} to request {@code container-0-request-0}. */
+    static ClaimRequest fetchedSpecial(String name, String uid, String... devices) {
+        DeviceRequestAllocationResult[] results = Arrays.stream(devices).map(d -> Claims.result("container-0-request-0", DraNodes.DRIVER,
+                DraNodes.NODE, d)).toArray(DeviceRequestAllocationResult[]::new);
+        var claim = Claims.allocated(name, uid, results);
+        claim.getMetadata().setAnnotations(Map.of("resource.kubernetes.io/extended-resource-claim", "true"));
+        return new ClaimRequest(Claims.NAMESPACE, uid, name, Optional.of(new ClaimSource.Found(claim)));
+    }
+
     /** A claim prepared already: the API was not asked. */
     static ClaimRequest known(String name, String uid) {
         return new ClaimRequest(Claims.NAMESPACE, uid, name, Optional.empty());
@@ -223,7 +232,9 @@ final class DriverScript {
     }
 
     private static String devices(PreparedClaim c) {
-        return c.devices().stream().map(d -> d.device() + " " + d.request() + " " + d.vfioPaths()).toList().toString();
+        String devices = c.devices().stream().map(d -> d.device() + " " + d.request() + " " + d.vfioPaths()).toList().toString();
+        if (!c.forExtendedResources()) return devices;
+        return devices + " env " + c.extended().stream().map(r -> r.request() + " " + r.env() + " " + r.deviceNodes()).toList();
     }
 
     /** The claims a step left prepared, by UID, with their devices' names. */

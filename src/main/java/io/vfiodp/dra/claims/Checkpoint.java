@@ -24,7 +24,10 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The prepared claims, kept in {@code <pluginDir>/checkpoint.json} so that a restart of the driver
  * or of the kubelet loses none and prepares none twice. Written whole to a temporary file, synced,
- * then renamed over the old one: a crash leaves the old or the new file, never half of one.
+ * then renamed over the old one: a crash leaves the old or the new file, never half of one. An
+ * extended-resource claim also keeps what each request's container gets ({@code extendedResources}),
+ * so that a repeated prepare after a restart answers it identically without the API; a file
+ * written before that field existed reads as ordinary claims.
  */
 public final class Checkpoint {
 
@@ -117,6 +120,17 @@ public final class Checkpoint {
             devices.add(dm);
         }
         m.put("devices", devices);
+        if (c.forExtendedResources()) {
+            List<Object> requests = new ArrayList<>();
+            for (RequestEdits r : c.extended()) {
+                Map<String, Object> rm = new LinkedHashMap<>();
+                rm.put("request", r.request());
+                rm.put("env", new LinkedHashMap<String, Object>(r.env()));
+                rm.put("deviceNodes", List.copyOf(r.deviceNodes()));
+                requests.add(rm);
+            }
+            m.put("extendedResources", requests);
+        }
         return m;
     }
 
@@ -130,7 +144,15 @@ public final class Checkpoint {
             devices.add(new PreparedDevice(text(d, "request"), text(d, "pool"), text(d, "device"), text(d, "deviceId"), paths, attributes));
         }
         Optional<String> pod = c.has("podClaimName") ? Optional.of(text(c, "podClaimName")) : Optional.empty();
-        return new PreparedClaim(text(c, "uid"), text(c, "namespace"), text(c, "name"), pod, devices);
+        List<RequestEdits> extended = new ArrayList<>();
+        for (JsonNode r : c.path("extendedResources")) {
+            Map<String, String> env = new LinkedHashMap<>();
+            for (Map.Entry<String, JsonNode> e : r.path("env").properties()) env.put(e.getKey(), text(r.path("env"), e.getKey()));
+            List<String> nodes = new ArrayList<>();
+            for (JsonNode p : r.path("deviceNodes")) nodes.add(p.asString());
+            extended.add(new RequestEdits(text(r, "request"), env, nodes));
+        }
+        return new PreparedClaim(text(c, "uid"), text(c, "namespace"), text(c, "name"), pod, devices, extended);
     }
 
     private static AttributeValue attribute(String key, JsonNode v) throws IOException {

@@ -19,6 +19,8 @@ import java.util.regex.Pattern;
  * saying why, when it cannot be prepared: replaced, not allocated, malformed, a device of another
  * node's pool or one this node does not offer through DRA, a device gone unhealthy, admin access.
  * Results of other drivers are theirs and ignored, as the kubelet asks each driver about its own.
+ * The scheduler's claim of a pod's extended resources (KEP-5004) is told apart by its annotation
+ * and checked the same way.
  */
 public final class ClaimCheck {
 
@@ -26,13 +28,23 @@ public final class ClaimCheck {
     private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     /** {@code resourceapi.PodResourceClaimAnnotation}: set on claims made from a pod's template. */
     public static final String POD_CLAIM_NAME = "resource.kubernetes.io/pod-claim-name";
+    /**
+     * {@code resourceapi.ExtendedResourceClaimAnnotation}: {@code "true"} on the claim the scheduler
+     * makes for a pod's extended resources backed by DRA (KEP-5004).
+     */
+    public static final String EXTENDED_RESOURCE_CLAIM = "resource.kubernetes.io/extended-resource-claim";
 
     private ClaimCheck() {}
 
     /** A device the claim allocates, for the request (or {@code request/subrequest}) that got it. */
     public record Allocated(String request, DraDevice device) {}
 
-    public record AllocatedClaim(String uid, String namespace, String name, Optional<String> podClaimName, List<Allocated> devices) {
+    /**
+     * @param extendedResources the scheduler made it for the pod's extended resources: its containers
+     *                          want env variables as from Allocate, not KEP-5304 metadata
+     */
+    public record AllocatedClaim(String uid, String namespace, String name, Optional<String> podClaimName, List<Allocated> devices,
+                                 boolean extendedResources) {
         public AllocatedClaim {
             devices = List.copyOf(devices);
         }
@@ -103,7 +115,8 @@ public final class ClaimCheck {
         if (pod.isPresent() && !pod.get().isEmpty() && !DNS_LABEL.matcher(pod.get()).matches()) {
             return new Refused(what + " is malformed: annotation " + POD_CLAIM_NAME + " '" + pod.get() + "' is not a DNS label");
         }
-        return new Accepted(new AllocatedClaim(uid, ns, name, pod, mine));
+        boolean extended = annotations != null && "true".equals(annotations.get(EXTENDED_RESOURCE_CLAIM));
+        return new Accepted(new AllocatedClaim(uid, ns, name, pod, mine, extended));
     }
 
     private static boolean validRequest(String request) {

@@ -37,6 +37,13 @@ import java.util.TreeMap;
  * {@code /var/run/kubernetes.io/dra-device-attributes/resourceclaims/<claim>/<request>/<driver>-metadata.json},
  * or {@code .../resourceclaimtemplates/<podClaimName>/...} for a claim made from a template:
  * where KubeVirt's virt-launcher looks.
+ *
+ * <p>Extended resources (KEP-5004): the scheduler's claim for a pod's extended resources gets, in
+ * the same VFIO spec, one CDI device per request, {@code <claimUID>-<request>}, holding the env
+ * variables and device nodes Allocate would give ({@link RequestEdits}), and no metadata: a
+ * virt-launcher asking {@code gpus[].deviceName} reads the variables. The kubelet hands a container
+ * the CDI IDs of every device of each request it was mapped to, so the ID goes on the request's
+ * first device only: the container gets each variable once, however many devices it asked for.
  */
 public final class ClaimFiles {
 
@@ -56,8 +63,9 @@ public final class ClaimFiles {
         this.cdiDir = cdiDir;
     }
 
-    public String vfioCdiId(String claimUid, String device) {
-        return driver + "/vfio=" + claimUid + "-" + device;
+    /** The VFIO CDI device of a claim's device, or of an extended-resource claim's request. */
+    public String vfioCdiId(String claimUid, String deviceOrRequest) {
+        return driver + "/vfio=" + claimUid + "-" + deviceOrRequest;
     }
 
     public String metadataCdiId(String claimUid, String baseRequest) {
@@ -97,15 +105,21 @@ public final class ClaimFiles {
 
     /**
      * The CDI device IDs per prepared device: its VFIO device, and on the first device of each
-     * request that request's metadata mount (as the kubeletplugin helper attaches it).
+     * request that request's metadata mount (as the kubeletplugin helper attaches it). For an
+     * extended-resource claim, the request's one CDI device on its first device, none on the others.
      */
     public List<CdiDevices> cdiDevices(PreparedClaim claim) {
         List<CdiDevices> out = new ArrayList<>();
-        Set<String> mounted = new HashSet<>();
+        Set<String> firsts = new HashSet<>();
         for (PreparedDevice d : claim.devices()) {
             List<String> ids = new ArrayList<>();
-            ids.add(vfioCdiId(claim.uid(), d.device()));
-            if (mounted.add(d.baseRequest())) ids.add(metadataCdiId(claim.uid(), d.baseRequest()));
+            boolean first = firsts.add(d.baseRequest());
+            if (claim.forExtendedResources()) {
+                if (first) ids.add(vfioCdiId(claim.uid(), d.baseRequest()));
+            } else {
+                ids.add(vfioCdiId(claim.uid(), d.device()));
+                if (first) ids.add(metadataCdiId(claim.uid(), d.baseRequest()));
+            }
             out.add(new CdiDevices(d, ids));
         }
         return out;
@@ -114,6 +128,10 @@ public final class ClaimFiles {
     /** Every file of the claim with its content, in writing order: metadata before the specs that mount it. */
     public Map<Path, String> render(PreparedClaim claim) {
         Map<Path, String> files = new LinkedHashMap<>();
+        if (claim.forExtendedResources()) {
+            files.put(vfioSpec(claim.uid()), GoJson.indented(extendedCdiSpec(claim)) + "\n");
+            return files;
+        }
         Map<String, List<PreparedDevice>> byRequest = new LinkedHashMap<>();
         for (PreparedDevice d : claim.devices()) byRequest.computeIfAbsent(d.request(), r -> new ArrayList<>()).add(d);
         for (Map.Entry<String, List<PreparedDevice>> e : byRequest.entrySet()) {
@@ -169,16 +187,33 @@ public final class ClaimFiles {
     private Map<String, Object> vfioCdiSpec(PreparedClaim claim) {
         List<Object> devices = new ArrayList<>();
         for (PreparedDevice d : claim.devices()) {
-            List<Object> nodes = new ArrayList<>();
-            for (String path : d.vfioPaths()) {
-                Map<String, Object> node = new LinkedHashMap<>();
-                node.put("path", path);
-                node.put("permissions", PERMISSIONS);
-                nodes.add(node);
-            }
-            devices.add(device(claim.uid() + "-" + d.device(), Map.of("deviceNodes", nodes)));
+            devices.add(device(claim.uid() + "-" + d.device(), Map.of("deviceNodes", nodes(d.vfioPaths()))));
         }
         return spec("vfio", devices);
+    }
+
+    private Map<String, Object> extendedCdiSpec(PreparedClaim claim) {
+        List<Object> devices = new ArrayList<>();
+        for (RequestEdits r : claim.extended()) {
+            Map<String, Object> edits = new LinkedHashMap<>();
+            List<Object> env = new ArrayList<>();
+            r.env().forEach((name, value) -> env.add(name + "=" + value));
+            edits.put("env", env);
+            edits.put("deviceNodes", nodes(r.deviceNodes()));
+            devices.add(device(claim.uid() + "-" + r.request(), edits));
+        }
+        return spec("vfio", devices);
+    }
+
+    private static List<Object> nodes(List<String> paths) {
+        List<Object> nodes = new ArrayList<>();
+        for (String path : paths) {
+            Map<String, Object> node = new LinkedHashMap<>();
+            node.put("path", path);
+            node.put("permissions", PERMISSIONS);
+            nodes.add(node);
+        }
+        return nodes;
     }
 
     private Map<String, Object> spec(String kindClass, List<Object> devices) {

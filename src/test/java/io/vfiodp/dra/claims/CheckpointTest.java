@@ -33,6 +33,49 @@ class CheckpointTest {
         assertThat(Files.list(dir).map(p -> p.getFileName().toString()).toList()).containsExactly("checkpoint.json");
     }
 
+    static PreparedClaim extended(String uid) {
+        PreparedClaim c = claim(uid, Optional.empty());
+        return new PreparedClaim(uid, "vms", "vm-extended-resources-x7k2p", Optional.empty(), c.devices(), List.of(new RequestEdits(
+                "container-0-request-5", new java.util.LinkedHashMap<>(Map.of("PCI_RESOURCE_NVIDIA_COM_X", "0000:1a:00.0")),
+                List.of("/dev/vfio/vfio", "/dev/vfio/24"))));
+    }
+
+    @Test
+    void anExtendedResourceClaimKeepsWhatEachRequestsContainerGets() throws IOException {
+        Checkpoint c = new Checkpoint(dir, "vfio-device-plugin.io");
+        c.save(List.of(extended("u1"), claim("u2", Optional.empty())));
+
+        assertThat(c.load()).isEqualTo(new TreeMap<>(Map.of("u1", extended("u1"), "u2", claim("u2", Optional.empty()))));
+        assertThat(Files.readString(dir.resolve("checkpoint.json"))).contains("""
+                      "extendedResources": [
+                        {
+                          "request": "container-0-request-5",
+                          "env": {
+                            "PCI_RESOURCE_NVIDIA_COM_X": "0000:1a:00.0"
+                          },
+                          "deviceNodes": [
+                            "/dev/vfio/vfio",
+                            "/dev/vfio/24"
+                          ]
+                        }
+                      ]
+                """);
+    }
+
+    @Test
+    void aCheckpointWrittenBeforeExtendedResourcesReadsAsOrdinaryClaims() throws IOException {
+        Files.writeString(dir.resolve("checkpoint.json"), """
+                {"version": 1, "driver": "d.io", "claims": [{"uid": "u1", "namespace": "vms", "name": "gpu", "devices": [
+                  {"request": "gpu", "pool": "node-a", "device": "pci-0000-1a-00-0", "deviceId": "0000:1a:00.0", "vfioPaths": ["/dev/vfio/24"],
+                   "attributes": {}}]}]}
+                """);
+
+        PreparedClaim loaded = new Checkpoint(dir, "d.io").load().get("u1");
+
+        assertThat(loaded.forExtendedResources()).isFalse();
+        assertThat(loaded.devices()).extracting(PreparedDevice::device).containsExactly("pci-0000-1a-00-0");
+    }
+
     @Test
     void noFileIsNoClaim() throws IOException {
         assertThat(new Checkpoint(dir, "d.io").load()).isEmpty();
