@@ -155,7 +155,7 @@ public final class DemoRun {
                 + " (in this process); starting serve against it as a process of its own, as on a node:");
         out.println("   serve " + String.join(" ", options));
         out.flush();
-        Optional<String> allocated;
+        Optional<DemoAllocation> allocated;
         try (KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
             try (RunningServe serving = serve.start(options, Map.of())) {
                 out.println("   serve runs as process " + serving.pid());
@@ -270,9 +270,9 @@ public final class DemoRun {
         }
     }
 
-    /** Returns the first device handed out, which the DRA part claims too. */
-    private Optional<String> printAllocations(KubeletSimulator kubelet, List<DesiredResource> resources) {
-        Optional<String> first = Optional.empty();
+    /** Returns the first allocation, whose device the DRA part claims too. */
+    private Optional<DemoAllocation> printAllocations(KubeletSimulator kubelet, List<DesiredResource> resources) {
+        Optional<DemoAllocation> first = Optional.empty();
         out.println();
         out.println("== One allocation per resource, as the kubelet asks: GetPreferredAllocation(1), then Allocate");
         for (DesiredResource r : resources) {
@@ -288,7 +288,7 @@ public final class DemoRun {
             out.println("  " + name + ": preferred " + String.join(",", preferred));
             DemoAllocation allocation = new DemoAllocation(r.name(), r.kind(), preferred, response);
             for (AllocationPrinter p : printers) p.print(allocation, out);
-            if (first.isEmpty()) first = Optional.of(preferred.getFirst());
+            if (first.isEmpty()) first = Optional.of(allocation);
         }
         return first;
     }

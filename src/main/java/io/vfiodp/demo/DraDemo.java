@@ -39,7 +39,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class DraDemo implements DraDemoPart {
 
-    private static final String NODE = "demo-node";
+    static final String NODE = "demo-node";
     private static final String NAMESPACE = "vms";
     private static final String REQUEST = "gpu";
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -60,6 +60,7 @@ final class DraDemo implements DraDemoPart {
             api.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
             out.println("== DRA: the same node, every resource through the DRA driver; fabric8's mock API server (CRUD) on " + api.url()
                     + " with Node " + NODE + ", and a DRA kubelet simulator (kubelet 1.36) on " + registry + ", both in this process:");
+            s.allocated().ifPresent(a -> ExtendedResourceDemo.applyClass(out, api, a.resource()));
             out.println("   serve " + String.join(" ", options));
             out.flush();
             try (DemoRun.RunningServe serving = s.serve().start(options, Map.of("KUBERNETES_MASTER", api.url()))) {
@@ -76,6 +77,7 @@ final class DraDemo implements DraDemoPart {
                 out.println();
                 out.println("== NodeUnprepareResources (the VM's pod is gone): " + (error.isEmpty() ? "ok" : error) + "; CDI specs left in "
                         + cdi + ": " + listing(cdi).size());
+                if (s.allocated().isPresent()) ExtendedResourceDemo.run(out, api, kubelet, cdi, s.allocated().get(), device.getName(), serving);
             }
             out.println("== Shut down: serve stopped, its registration and DRA sockets removed"
                     + (listing(registry).isEmpty() ? "" : " (some sockets are still there!)"));

@@ -21,9 +21,16 @@ public sealed interface DraDemoPart permits DraDemoPart.Skipped, DraDemo {
      *
      * @param node            the rebuilt node (sys/, dev/)
      * @param workDir         where the part may create its directories
-     * @param allocatedDevice the PCI address the device plugin's Allocate handed out, if one: the part claims the same device
+     * @param allocated       the first allocation the device plugin's Allocate made, if one: the part claims the same device,
+     *                        and shows what a VM's pod gets through DRA beside it
      */
-    record Setting(PrintWriter out, Path node, Path workDir, DemoRun.ServeStarter serve, Optional<String> allocatedDevice) {}
+    record Setting(PrintWriter out, Path node, Path workDir, DemoRun.ServeStarter serve, Optional<DemoAllocation> allocated) {
+
+        /** The PCI address Allocate handed out first, if one. */
+        Optional<String> allocatedDevice() {
+            return allocated.map(a -> a.deviceIds().getFirst());
+        }
+    }
 
     void run(Setting setting) throws Exception;
 

@@ -249,6 +249,28 @@ class DemoCommandTest {
         assertThat(output.indexOf(hostdev, output.indexOf("== NodePrepareResources"))).as("the DRA path's <hostdev>").isPositive();
     }
 
+    /** KEP-5004: the VM's pod asks the extended resource, the scheduler's claim goes through the DRA driver, and the pod gets what Allocate gave. */
+    @Test
+    void demoRunsAVmsPodThroughTheExtendedResourcePathToTheEnvAndNodesAllocateGave() {
+        assertThat(output).contains("   DeviceClass tu104gl-tesla-t4.f7ec.nvidia.com.vfio-device-plugin.io (extendedResourceName"
+                        + " nvidia.com/TU104GL_TESLA_T4, as `inventory --dra-resources all --device-classes` prints it) applied; serve only reads it\n",
+                "== A VM as it runs today, gpus: [{deviceName: nvidia.com/TU104GL_TESLA_T4}], on DRA unchanged: its virt-launcher pod asks"
+                        + " nvidia.com/TU104GL_TESLA_T4: 1\n",
+                ": request container-0-request-5 -> pci-0000-b1-00-0, and pod.status.extendedResourceClaimStatus maps container compute's"
+                        + " nvidia.com/TU104GL_TESLA_T4 to it\n",
+                """
+                            env     PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4=0000:b1:00.0    env     PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4=0000:b1:00.0
+                            device  /dev/vfio/vfio                                           device  /dev/vfio/vfio
+                            device  /dev/vfio/64                                             device  /dev/vfio/64
+                            the same env and device nodes: virt-launcher reads [PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4] as before
+                          NodeUnprepareResources (the VM's pod is gone): ok
+                        """,
+                "  GET /metrics  vfio_dp_dra_device_class_ready{device_class=\"tu104gl-tesla-t4.f7ec.nvidia.com.vfio-device-plugin.io\","
+                        + "driver=\"vfio-device-plugin.io\",resource=\"nvidia.com/TU104GL_TESLA_T4\"} 1.0\n");
+        assertThat(output).containsPattern("  NodePrepareResources: the kubelet hands container compute the CDI devices"
+                + " \\[vfio-device-plugin.io/vfio=\\S+-container-0-request-5]\n");
+    }
+
     @Test
     void demoShutsDownCleanlyAndRemovesItsTemporaryNode() {
         Matcher m = Pattern.compile("rebuilt in (\\S+)/node ").matcher(output);
