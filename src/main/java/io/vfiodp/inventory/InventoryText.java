@@ -123,7 +123,8 @@ public final class InventoryText {
         }
         if (row.decision() instanceof Decision.Exposed e) {
             if (report.route(e) == Route.DRA) {
-                out.add("DRA: device " + row.draDevice().orElse("?") + " in this node's pool; claim it (not " + e.resource() + " in a resource limit)");
+                out.add("DRA: device " + row.draDevice().orElse("?") + " in this node's pool; claim it, or ask " + e.resource()
+                        + " in a resource limit once its DeviceClass (--device-classes) is applied");
             }
             for (String note : e.notes()) out.add("note: " + note);
         }

@@ -107,7 +107,8 @@ class MonitoringManifestsTest {
 
         assertThat(rules).extracting(rule -> rule.get("alert")).containsExactly("VfioDeviceUnhealthy", "VfioResourceNotRegistered",
                 "VfioKubeVirtCrUnreadable", "VfioPermittedHostDeviceInvalid", "VfioScanFailing", "VfioScanStale", "VfioVgpuLayoutNotConverged",
-                "VfioDraDeviceUnhealthy", "VfioDraDriverNotRegistered", "VfioDraSlicesNotPublished", "VfioDraPrepareFailing");
+                "VfioDraDeviceUnhealthy", "VfioDraDriverNotRegistered", "VfioDraSlicesNotPublished", "VfioDraPrepareFailing",
+                "VfioDraDeviceClassNotReady");
         assertThat(rules).allSatisfy(rule -> {
             assertThat((Map<String, String>) rule.get("labels")).containsKey("severity");
             Map<String, String> annotations = (Map<String, String>) rule.get("annotations");

@@ -185,7 +185,7 @@ class ServeMetricsTest {
         }
 
         assertThat(sampleNames(exposition)).containsAll(used);
-        assertThat(used).hasSize(11);
+        assertThat(used).hasSize(12);
     }
 
     /** Every PromQL query of the dashboard, with Grafana's variables as Prometheus would get them. */

@@ -29,7 +29,7 @@ class InventoryDraTest {
         assertThat(text).contains("dra: nvidia.com/GRID_T4-2Q (served through DRA; every other resource through device plugins)\n");
         assertThat(text).contains("exposed through DRA as nvidia.com/GRID_T4-2Q\n");
         assertThat(text).contains("DRA: device mdev-7f4a2c9e-1d3b-4a86-b5e7-2c9d0f8a6e13 in this node's pool;"
-                + " claim it (not nvidia.com/GRID_T4-2Q in a resource limit)\n");
+                + " claim it, or ask nvidia.com/GRID_T4-2Q in a resource limit once its DeviceClass (--device-classes) is applied\n");
         assertThat(text).containsPattern("nvidia.com/GRID_T4-1Q +MDEV +3 +3 +device-plugin\n");
         assertThat(text).containsPattern("nvidia.com/GRID_T4-2Q +MDEV +2 +2 +dra\n");
     }
