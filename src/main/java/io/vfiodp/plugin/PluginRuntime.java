@@ -226,6 +226,15 @@ public final class PluginRuntime implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code task} on the rescan thread, the one every pass after the first runs on, after the
+     * passes queued there; dropped once closed. The first pass's state is with the reconcile loop by
+     * the time {@link #start} returns, so work that follows from it waits for no kubelet call.
+     */
+    public void onPassThread(Runnable task) {
+        rescan.offer(task);
+    }
+
     private void rescanOnce() {
         pass(source::read);
     }
