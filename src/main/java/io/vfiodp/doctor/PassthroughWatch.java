@@ -32,9 +32,6 @@ public final class PassthroughWatch {
         void standing(boolean possible, List<String> failingChecks);
     }
 
-    /** The last pass's answer: empty when some device can be passed through, else why none can. */
-    private record Standing(Optional<String> why) {}
-
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.doctor");
     private static final int SUMMARY_NAMES = 3;
 
@@ -42,7 +39,8 @@ public final class PassthroughWatch {
     private final Reading<VfioAvailability> vfio;
     private final Listener listener;
     private volatile boolean examined;
-    private volatile Standing standing = new Standing(Optional.empty());
+    // the last pass's answer: empty when some device can be passed through, else why none can
+    private volatile Optional<String> nothingToPassThrough = Optional.empty();
     // a first pass with devices, until tellFirstPass examines it
     private final AtomicReference<ScanPolicySource.Evaluation> firstPass = new AtomicReference<>();
 
@@ -59,7 +57,7 @@ public final class PassthroughWatch {
     public void passed(ScanPolicySource.Evaluation e) {
         boolean possible = PassthroughCheck.usable(e.result()) > 0;
         if (possible) {
-            standing = new Standing(Optional.empty());
+            nothingToPassThrough = Optional.empty();
             listener.standing(true, List.of());
             if (!examined) {
                 examined = true;
@@ -73,9 +71,8 @@ public final class PassthroughWatch {
             tell(report);
         }
         List<Finding> failing = report.with(Severity.FAIL);
-        standing = new Standing(possible ? Optional.empty()
-                : Optional.of(failing.stream().map(Report::oneLine).collect(Collectors.joining("; "))));
-        listener.standing(possible, possible ? List.of() : failing.stream().map(Finding::check).distinct().toList());
+        nothingToPassThrough = Optional.of(failing.stream().map(Report::oneLine).collect(Collectors.joining("; ")));
+        listener.standing(false, failing.stream().map(Finding::check).distinct().toList());
     }
 
     private Report examine(ScanPolicySource.Evaluation e) {
@@ -112,7 +109,7 @@ public final class PassthroughWatch {
 
     /** Why no device can be passed through, as of the last pass; empty when some device can, or before the first pass. */
     public Optional<String> nothingToPassThrough() {
-        return standing.why();
+        return nothingToPassThrough;
     }
 
     private ConfigStatus config(ScanPolicySource.Evaluation e) {
