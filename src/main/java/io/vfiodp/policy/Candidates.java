@@ -64,7 +64,7 @@ final class Candidates {
             return;
         }
         boolean display = f.baseClass() == 0x03;
-        boolean nvswitch = f.vendor() == PciFunction.VENDOR_NVIDIA && (f.classCode() >> 8) == 0x0680;
+        boolean nvswitch = f.isNvSwitch();
         boolean vfio = f.driver().map(PolicyEngine::isVfioDriver).orElse(false);
         if (selectors.isPresent()) {
             Optional<PermittedSelectors.Rule> rule = selectors.get().forPci(f.vendorDevice());
