@@ -84,8 +84,7 @@ public final class ServeApp implements AutoCloseable {
             ReaderPool readers = closer.add(ReaderPool.forThisMachine());
             SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot(), readers);
             HostScans scans = new HostScans(scanner);
-            // closed after the runtime whose passes feed it (the closer goes in reverse)
-            PassthroughWatch doctor = closer.add(new PassthroughWatch(doctorSettings(config), checkVfio(config, metrics), metrics::passthrough));
+            PassthroughWatch doctor = new PassthroughWatch(doctorSettings(config), checkVfio(config, metrics), metrics::passthrough);
             ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), pciIds, Optional.of(configs.problems()),
                     config.dra().routing(), doctor::passed);
             Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, closer);
@@ -103,6 +102,8 @@ public final class ServeApp implements AutoCloseable {
             }
             PluginRuntime runtime = closer.add(PluginRuntime.start(PluginSettings.of(config.devicePluginDir(), kernelEvents.rescanPeriod()),
                     pass, listener, watches));
+            // the first pass's state is with the reconcile loop and the DRA driver, which register on threads of their own
+            runtime.onPassThread(doctor::tellFirstPass);
             kernelEvents.listen(runtime, closer);
             // the kernel creates /dev/vfio/<group> when a group's last member binds to a VFIO driver and removes it when one unbinds
             closer.add(watches.watch(config.devRoot().resolve("vfio"), "/dev/vfio dir", change -> runtime.rescanNow()));
