@@ -10,9 +10,11 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.vfiodp.testkit.dra.DraKubeletSimulator;
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.dra.Claims;
+import io.vfiodp.dra.classes.ExtendedResourceClasses;
 import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.proto.dra.v1.NodePrepareResourceResponse;
 import io.vfiodp.serve.HostTree;
+import io.vfiodp.policy.ResourceName;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,6 +60,9 @@ class ServeDraTest {
              KubeletSimulator kubelet = KubeletSimulator.start(plugins);
              DraKubeletSimulator draKubelet = new DraKubeletSimulator(registry, DraKubeletSimulator.KUBELET_136)) {
             api.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
+            // as the operator applies it once: what inventory --device-classes prints for the resource
+            api.client().dynamicResourceAllocation().v1().deviceClasses().resource(((ExtendedResourceClasses.Named) ExtendedResourceClasses.of(
+                    "vfio-device-plugin.io", ResourceName.of(T4))).deviceClass().toDeviceClass()).create();
             try (ServeChild serve = ServeChild.start(serve(host.root(), plugins, "--dra-resources", T4),
                     Map.of("KUBERNETES_MASTER", "http://127.0.0.1:" + api.port(), "NODE_NAME", NODE), temp)) {
                 await().atMost(WAIT).until(() -> draKubelet.registrationSockets().size() == 1);
@@ -88,6 +93,8 @@ class ServeDraTest {
                 String metrics = serve.get("/metrics");
                 assertThat(metrics.lines().filter(l -> l.startsWith("vfio_dp_dra_") || l.startsWith("vfio_dp_health_transitions_total{")))
                         .containsExactly(
+                                "vfio_dp_dra_device_class_ready{device_class=\"tu104gl-tesla-t4.f7ec.nvidia.com.vfio-device-plugin.io\","
+                                        + "driver=\"vfio-device-plugin.io\",resource=\"" + T4 + "\"} 1.0",
                                 "vfio_dp_dra_devices{driver=\"vfio-device-plugin.io\",health=\"Healthy\",resource=\"" + T4 + "\"} 2.0",
                                 "vfio_dp_dra_devices{driver=\"vfio-device-plugin.io\",health=\"Unhealthy\",resource=\"" + T4 + "\"} 2.0",
                                 "vfio_dp_dra_prepare_errors_total{driver=\"vfio-device-plugin.io\"} 0.0",
