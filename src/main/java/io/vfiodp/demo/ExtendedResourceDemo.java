@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The DRA part's second half: a VM as it runs today, {@code gpus: [{deviceName: nvidia.com/...}]},
@@ -81,7 +82,7 @@ final class ExtendedResourceDemo {
         edits.env().forEach((k, v) -> viaDra.add("env     " + k + "=" + v));
         edits.deviceNodes().forEach(n -> viaDra.add("device  " + n.hostPath()));
         List<String> viaAllocate = new ArrayList<>();
-        new java.util.TreeMap<>(allocated.response().getEnvsMap()).forEach((k, v) -> viaAllocate.add("env     " + k + "=" + v));
+        new TreeMap<>(allocated.response().getEnvsMap()).forEach((k, v) -> viaAllocate.add("env     " + k + "=" + v));
         allocated.response().getDevicesList().stream().map(DeviceSpec::getHostPath).forEach(p -> viaAllocate.add("device  " + p));
         int width = viaDra.stream().mapToInt(String::length).max().orElse(0) + 4;
         out.printf("    %-" + width + "s%s%n", "through DRA (CDI, as the runtime applies it)", "Allocate, in the device-plugin part above");

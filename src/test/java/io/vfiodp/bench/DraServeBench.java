@@ -1,12 +1,11 @@
 package io.vfiodp.bench;
 
+import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.testkit.dra.DraKubeletSimulator;
-import io.vfiodp.testkit.dra.ExtendedResourceClaim;
-import io.vfiodp.host.fixtures.Trees;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -93,13 +92,12 @@ public final class DraServeBench {
                 long[] prepare = new long[calls];
                 long[] unprepare = new long[calls];
                 for (int i = -calls / 5; i < calls; i++) {
-                    String[] uid = new String[1];
-                    ExtendedResourceClaim claim = run.schedule(resource, gpus.subList(0, size), uid);
+                    DraServeRun.Scheduled s = run.schedule(resource, gpus.subList(0, size));
                     long t0 = System.nanoTime();
-                    String error = run.kubelet.prepare(DraKubeletSimulator.claim("vms", claim.name(), uid[0])).getClaimsOrThrow(uid[0]).getError();
+                    String error = run.kubelet.prepare(DraKubeletSimulator.claim("vms", s.claim().name(), s.uid())).getClaimsOrThrow(s.uid()).getError();
                     long t1 = System.nanoTime();
                     if (!error.isEmpty()) throw new IllegalStateException("prepare failed: " + error);
-                    run.kubelet.unprepare(DraKubeletSimulator.claim("vms", claim.name(), uid[0]));
+                    run.kubelet.unprepare(DraKubeletSimulator.claim("vms", s.claim().name(), s.uid()));
                     long t2 = System.nanoTime();
                     if (i >= 0) {
                         prepare[i] = t1 - t0;
@@ -121,10 +119,9 @@ public final class DraServeBench {
         System.out.println("== serve's memory on t4-numa");
         try (DraServeRun run = DraServeRun.start(command, fixture, resources)) {
             for (int i = 0; i < MEMORY_CYCLES; i++) {
-                String[] uid = new String[1];
-                ExtendedResourceClaim claim = run.schedule(resources.getFirst(), List.of("pci-0000-1a-00-0"), uid);
-                run.kubelet.prepare(DraKubeletSimulator.claim("vms", claim.name(), uid[0]));
-                run.kubelet.unprepare(DraKubeletSimulator.claim("vms", claim.name(), uid[0]));
+                DraServeRun.Scheduled s = run.schedule(resources.getFirst(), List.of("pci-0000-1a-00-0"));
+                run.kubelet.prepare(DraKubeletSimulator.claim("vms", s.claim().name(), s.uid()));
+                run.kubelet.unprepare(DraKubeletSimulator.claim("vms", s.claim().name(), s.uid()));
             }
             print("DRA, with the API, after " + MEMORY_CYCLES + " claims prepared and unprepared", run.status());
             if (memoryMap) MemoryMap.print(run.pid(), command.stream().anyMatch(f -> f.startsWith("-XX:NativeMemoryTracking=")));

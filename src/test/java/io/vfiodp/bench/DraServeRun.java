@@ -126,8 +126,11 @@ final class DraServeRun implements AutoCloseable {
         return "its output:\n" + Files.readString(dir.resolve("serve.log"));
     }
 
-    /** A virt-launcher pod asking {@code devices} (pool device names) of {@code resource}: its special claim, in the API; returns its UID. */
-    ExtendedResourceClaim schedule(String resource, List<String> devices, String[] uid) {
+    /** The scheduler's claim of a pod, as the API holds it: with its UID. */
+    record Scheduled(ExtendedResourceClaim claim, String uid) {}
+
+    /** A virt-launcher pod asking {@code devices} (pool device names) of {@code resource}: its special claim, written to the API. */
+    Scheduled schedule(String resource, List<String> devices) {
         String name = "virt-launcher-vm-" + pods++;
         ExtendedResourcePod pod = new ExtendedResourcePod("vms", name, name + "-uid", List.of(ExtendedResourcePod.Container.virtLauncher(resource,
                 devices.size())));
@@ -135,8 +138,7 @@ final class DraServeRun implements AutoCloseable {
                 ResourceName.of(resource))), Map.of(resource, devices.stream().map(d -> new ExtendedResourceScheduler.Candidate(DRIVER, NODE, d)).toList()));
         ResourceClaim stored = api.dynamicResourceAllocation().v1().resourceClaims().inNamespace("vms")
                 .resource(Serialization.unmarshal(claim.claimJson(), ResourceClaim.class)).create();
-        uid[0] = stored.getMetadata().getUid();
-        return claim;
+        return new Scheduled(claim, stored.getMetadata().getUid());
     }
 
     @Override

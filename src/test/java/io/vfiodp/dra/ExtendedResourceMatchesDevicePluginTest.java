@@ -20,6 +20,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,7 +42,7 @@ class ExtendedResourceMatchesDevicePluginTest {
                 "devices.kubevirt.io/tun", 1L, "devices.kubevirt.io/vhost-net", 1L));
         counts.forEach((resource, n) -> requests.put(resource, (long) n));
         return new ExtendedResourcePod("vms", "virt-launcher-vm-a-x7k2p", "pod-uid-1",
-                List.of(new ExtendedResourcePod.Container("compute", new java.util.TreeMap<>(requests))));
+                List.of(new ExtendedResourcePod.Container("compute", new TreeMap<>(requests))));
     }
 
     @ParameterizedTest(name = "{0} {1} {2}")

@@ -7,6 +7,7 @@ import io.vfiodp.dra.model.AttributeValue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,7 +37,7 @@ class CheckpointTest {
     static PreparedClaim extended(String uid) {
         PreparedClaim c = claim(uid, Optional.empty());
         return new PreparedClaim(uid, "vms", "vm-extended-resources-x7k2p", Optional.empty(), c.devices(), List.of(new RequestEdits(
-                "container-0-request-5", new java.util.LinkedHashMap<>(Map.of("PCI_RESOURCE_NVIDIA_COM_X", "0000:1a:00.0")),
+                "container-0-request-5", new LinkedHashMap<>(Map.of("PCI_RESOURCE_NVIDIA_COM_X", "0000:1a:00.0")),
                 List.of("/dev/vfio/vfio", "/dev/vfio/24"))));
     }
 

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -37,7 +38,7 @@ class DeviceClassMonitorTest {
     }
 
     private static SortedMap<ResourceName, ClassVerdict> only(ClassVerdict v) {
-        return new java.util.TreeMap<>(Map.of(T4, v));
+        return new TreeMap<>(Map.of(T4, v));
     }
 
     @Test

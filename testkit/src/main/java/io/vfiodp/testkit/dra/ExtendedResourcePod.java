@@ -2,6 +2,7 @@ package io.vfiodp.testkit.dra;
 
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -34,7 +35,7 @@ public record ExtendedResourcePod(String namespace, String name, String uid, Lis
 
         /** A virt-launcher's {@code compute} container asking {@code count} of {@code resource}, beside what it always asks. */
         public static Container virtLauncher(String resource, long count) {
-            return new Container("compute", new TreeMap<>(java.util.Map.of("cpu", 1L, "memory", 1L, "devices.kubevirt.io/kvm", 1L,
+            return new Container("compute", new TreeMap<>(Map.of("cpu", 1L, "memory", 1L, "devices.kubevirt.io/kvm", 1L,
                     "devices.kubevirt.io/tun", 1L, "devices.kubevirt.io/vhost-net", 1L, resource, count)));
         }
     }

@@ -2,6 +2,7 @@ package io.vfiodp.testkit.dra;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.vfiodp.testkit.dra.ExtendedResourceClaim.Mapping;
 import io.vfiodp.testkit.dra.ExtendedResourceClaim.Request;
@@ -46,7 +47,7 @@ class ExtendedResourceSchedulerTest {
         ExtendedResourceClaim claim = ExtendedResourceScheduler.schedule(pod, CLASSES, Map.of(GPU, DEVICES));
 
         assertThat(claim.requests()).extracting(Request::name, Request::count).containsExactly(
-                org.assertj.core.groups.Tuple.tuple("container-0-request-0", 2L), org.assertj.core.groups.Tuple.tuple("container-1-request-1", 1L));
+                tuple("container-0-request-0", 2L), tuple("container-1-request-1", 1L));
         assertThat(claim.resultsOf("container-0-request-0")).extracting(Result::device).containsExactly("dev-0", "dev-1");
         assertThat(claim.resultsOf("container-1-request-1")).extracting(Result::device).containsExactly("dev-2");
         assertThat(claim.mappings()).containsExactly(new Mapping("a", GPU, "container-0-request-0"), new Mapping("b", GPU, "container-1-request-1"));
