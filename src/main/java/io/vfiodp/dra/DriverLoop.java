@@ -4,6 +4,7 @@ import io.vfiodp.dra.DriverAction.AnswerPrepare;
 import io.vfiodp.dra.DriverAction.AnswerUnprepare;
 import io.vfiodp.dra.DriverAction.Log;
 import io.vfiodp.dra.DriverAction.NotifyHealthChanged;
+import io.vfiodp.dra.DriverAction.ProbeTaints;
 import io.vfiodp.dra.DriverAction.RemoveFiles;
 import io.vfiodp.dra.DriverAction.SaveCheckpoint;
 import io.vfiodp.dra.DriverAction.SendHealth;
@@ -205,6 +206,7 @@ final class DriverLoop {
             case WakeAt w -> wakeUp = thread.schedule(this::requestCheck, Duration.ofNanos(w.nanos() - ticker.nanos()));
             case SendHealth h -> edges.sendHealth(h.list());
             case SyncSlices s -> edges.sync(s, outcome -> enqueue(() -> feed(List.of(outcome))));
+            case ProbeTaints p -> edges.probe(p, outcome -> enqueue(() -> feed(List.of(outcome))));
             case NotifyHealthChanged h -> listener.healthChanged(h.resource(), h.deviceId(), h.from(), h.to());
             case WriteFiles w -> outcomes.add(List.of(edges.write(w)));
             case RemoveFiles r -> outcomes.add(List.of(edges.remove(r)));
