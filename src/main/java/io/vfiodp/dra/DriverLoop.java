@@ -110,9 +110,24 @@ final class DriverLoop {
         return listener;
     }
 
-    /** Offer {@code next}'s DRA part from now on. */
-    void apply(TargetState next) {
-        enqueue(() -> feedWithLook(new DriverEvent.TargetChanged(next)));
+    /** Offer {@code next}'s DRA part from now on; the answer completes once prepares are decided on it (at once when closed). */
+    CompletableFuture<Void> apply(TargetState next) {
+        CompletableFuture<Void> takenIn = new CompletableFuture<>();
+        if (!enqueue(() -> {
+            try {
+                feedWithLook(new DriverEvent.TargetChanged(next));
+            } finally {
+                takenIn.complete(null);
+            }
+        })) {
+            takenIn.complete(null);
+        }
+        return takenIn;
+    }
+
+    /** The devices prepared claims hold (and a call in progress may), as of the last step. */
+    java.util.Set<String> heldDevices() {
+        return state.heldDevices();
     }
 
     /** Look at the sockets again; cheap and coalesced, call it on any hint. */

@@ -11,6 +11,7 @@ import io.vfiodp.host.uevent.UeventSocket;
 import io.vfiodp.host.vfio.VfioApiCheck;
 import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.kube.HealthEvents;
+import io.vfiodp.kubelet.PodResourcesClient;
 import io.vfiodp.metrics.MetricsAddress;
 import io.vfiodp.metrics.MetricsServer;
 import io.vfiodp.metrics.ServingMetrics;
@@ -19,6 +20,7 @@ import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.plugin.PluginListeners;
 import io.vfiodp.plugin.PluginRuntime;
+import io.vfiodp.plugin.OfferedDevicesFile;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.triggers.DirectoryWatches;
 import io.vfiodp.vgpu.VgpuLayoutStep;
@@ -27,6 +29,7 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,10 +91,17 @@ public final class ServeApp implements AutoCloseable {
             PassthroughWatch doctor = closer.add(new PassthroughWatch(doctorSettings(config), checkVfio(config, metrics), metrics::passthrough));
             ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), pciIds, Optional.of(configs.problems()),
                     config.dra().routing(), doctor::passed);
-            Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, closer);
-            Optional<DraDriver> dra = DraWiring.start(config, configs.client(), configs.events(), metrics, watches, closer);
+            // one client for every part that asks the kubelet what pods hold; its thread starts at the first question
+            Optional<PodResourcesClient> podResources = config.vgpu().manage() || config.dra().enabled()
+                    ? Optional.of(closer.add(new PodResourcesClient(config.vgpu().podResourcesSocket(), VgpuWiring.POD_RESOURCES_TIMEOUT)))
+                    : Optional.empty();
+            Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, podResources);
+            DraWiring.Started draStarted = DraWiring.start(config, configs.client(), configs.events(), metrics, watches, closer);
+            Optional<DraDriver> dra = draStarted.driver();
+            NodeSwitch handover = new NodeSwitch(new OfferedDevicesFile(config.devicePluginDir()), podResources, draStarted.held(),
+                    config.dra().driverName(), config.nodeName().orElse(""));
             NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime,
-                    state -> dra.ifPresent(d -> d.apply(state)));
+                    Optional.of(handover), state -> dra.map(d -> d.apply(state)).orElse(CompletableFuture.completedFuture(null)));
             // before the first scan: a change between that scan and the socket would be missed
             UeventWiring kernelEvents = UeventWiring.open(config, scans, uevents, closer);
 
