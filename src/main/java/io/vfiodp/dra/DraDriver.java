@@ -127,7 +127,8 @@ public final class DraDriver implements AutoCloseable {
 
     /**
      * Offer {@code state.dra()} from now on. The answer completes once the kubelet's prepares are
-     * decided against it: from then on no claim gets a device it does not offer.
+     * decided against it (from then on no claim gets a device it does not offer) and the API holds
+     * the slices it implies, or writing them failed.
      */
     public CompletableFuture<Void> apply(TargetState state) {
         return loop.apply(state);

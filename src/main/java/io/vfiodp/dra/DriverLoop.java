@@ -26,6 +26,7 @@ import io.vfiodp.triggers.Worker;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,6 +71,8 @@ final class DriverLoop {
     private final Map<Long, CompletableFuture<Map<String, Optional<String>>>> unprepares = new HashMap<>();
     private long calls;
     private ScheduledFuture<?> wakeUp;
+    // applied states waiting for the slices they imply to be written (or to fail)
+    private final List<CompletableFuture<Void>> slicesWritten = new ArrayList<>();
 
     /**
      * Starts the thread and its timers, then looks at the sockets (so serving starts at once).
@@ -110,15 +113,15 @@ final class DriverLoop {
         return listener;
     }
 
-    /** Offer {@code next}'s DRA part from now on; the answer completes once prepares are decided on it (at once when closed). */
+    /**
+     * Offer {@code next}'s DRA part from now on. The answer completes once prepares are decided on
+     * it and the slices it implies are written, or their write failed (at once when closed).
+     */
     CompletableFuture<Void> apply(TargetState next) {
         CompletableFuture<Void> takenIn = new CompletableFuture<>();
         if (!enqueue(() -> {
-            try {
-                feedWithLook(new DriverEvent.TargetChanged(next));
-            } finally {
-                takenIn.complete(null);
-            }
+            slicesWritten.add(takenIn);
+            feedWithLook(new DriverEvent.TargetChanged(next));
         })) {
             takenIn.complete(null);
         }
@@ -212,6 +215,10 @@ final class DriverLoop {
                 }
             }
         }
+        if (!slicesWritten.isEmpty() && (state.closed() || !state.slices().wanted() && !state.slices().inFlight())) {
+            slicesWritten.forEach(f -> f.complete(null));
+            slicesWritten.clear();
+        }
     }
 
     private void execute(DriverAction action, Queue<List<DriverEvent>> outcomes) {
@@ -244,6 +251,7 @@ final class DriverLoop {
                 IllegalStateException closing = new IllegalStateException("the DRA driver is shutting down");
                 prepares.values().forEach(f -> f.completeExceptionally(closing));
                 unprepares.values().forEach(f -> f.completeExceptionally(closing));
+                slicesWritten.forEach(f -> f.complete(null));
                 edges.close();
             }
         }, CLOSE_WAIT);

@@ -19,6 +19,7 @@ import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -53,11 +54,11 @@ final class DraWiring {
      * The running driver when some resource goes through DRA, else empty; it is registered with
      * {@code closer} and watches its directories with {@code watcher}.
      */
-    static Started start(ServeConfig config, Optional<KubernetesClient> client, Optional<NodeEventRecorder> events,
-                         ServingMetrics metrics, DirectoryWatcher watcher, Closer closer) throws IOException {
+    static Started start(ServeConfig config, SortedMap<String, PreparedClaim> leftOver, Optional<KubernetesClient> client,
+                         Optional<NodeEventRecorder> events, ServingMetrics metrics, DirectoryWatcher watcher, Closer closer) throws IOException {
         ServeConfig.Dra dra = config.dra();
-        Path pluginDir = dra.pluginDir().orElse(DraSettings.PLUGINS_DIR.resolve(dra.driverName()));
-        if (!dra.enabled()) return leftOver(config, client, events, metrics, watcher, closer, pluginDir);
+        Path pluginDir = pluginDir(config);
+        if (!dra.enabled()) return leftOver(config, leftOver, client, events, metrics, watcher, closer, pluginDir);
         List<String> missing = missing(config, client);
         if (!missing.isEmpty()) {
             throw new IOException("--dra-resources " + dra.routing() + " needs " + String.join(" and ", missing)
@@ -79,18 +80,31 @@ final class DraWiring {
         return missing;
     }
 
-    /** With nothing routed to DRA: the driver while its checkpoint holds claims, to serve their unprepare. */
-    private static Started leftOver(ServeConfig config, Optional<KubernetesClient> client, Optional<NodeEventRecorder> events,
-                                    ServingMetrics metrics, DirectoryWatcher watcher, Closer closer, Path pluginDir) throws IOException {
-        Checkpoint checkpoint = new Checkpoint(pluginDir, config.dra().driverName());
-        SortedMap<String, PreparedClaim> claims;
+    private static Path pluginDir(ServeConfig config) {
+        return config.dra().pluginDir().orElse(DraSettings.PLUGINS_DIR.resolve(config.dra().driverName()));
+    }
+
+    /**
+     * With no resource routed to DRA, the claims the driver's checkpoint holds: the driver must run
+     * for them (none when something is routed to DRA, when the driver runs anyway).
+     */
+    static SortedMap<String, PreparedClaim> leftOverClaims(ServeConfig config) {
+        if (config.dra().enabled()) return new TreeMap<>();
+        Checkpoint checkpoint = new Checkpoint(pluginDir(config), config.dra().driverName());
         try {
-            claims = checkpoint.load();
+            return checkpoint.load();
         } catch (IOException e) {
             log.warn("DRA: {}; no resource is routed to DRA, so serve goes on without it", e.getMessage());
-            return Started.NONE;
+            return new TreeMap<>();
         }
+    }
+
+    /** With nothing routed to DRA: the driver while its checkpoint holds claims, to serve their unprepare. */
+    private static Started leftOver(ServeConfig config, SortedMap<String, PreparedClaim> claims, Optional<KubernetesClient> client,
+                                    Optional<NodeEventRecorder> events, ServingMetrics metrics, DirectoryWatcher watcher, Closer closer,
+                                    Path pluginDir) throws IOException {
         if (claims.isEmpty()) return Started.NONE;
+        Checkpoint checkpoint = new Checkpoint(pluginDir, config.dra().driverName());
         List<String> missing = missing(config, client);
         if (!missing.isEmpty()) {
             Set<String> held = new HashSet<>();

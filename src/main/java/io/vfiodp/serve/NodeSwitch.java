@@ -2,7 +2,6 @@ package io.vfiodp.serve;
 
 import io.vfiodp.dra.model.DeviceNames;
 import io.vfiodp.kubelet.HeldDevice;
-import io.vfiodp.kubelet.PodResourcesClient;
 import io.vfiodp.kubelet.PodResourcesReading;
 import io.vfiodp.node.Handover;
 import io.vfiodp.node.OfferRecord;
@@ -42,7 +41,8 @@ final class NodeSwitch {
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
 
     private final OfferedDevicesFile file;
-    private final Optional<PodResourcesClient> pods;
+    private final Supplier<PodResourcesReading> pods;
+    private final Duration takeInWait;
     private final Supplier<Set<String>> claimed;
     private final String driver;
     private final String pool;
@@ -55,13 +55,16 @@ final class NodeSwitch {
     private boolean waiting;
 
     /**
-     * @param pods    the kubelet's PodResources, asked only when a device waits for DRA that it alone can clear
-     * @param claimed the devices prepared DRA claims hold (the driver's, or its checkpoint's while no driver runs)
-     * @param driver  the DRA driver's name and {@code pool} this node's: PodResources' DRA devices of theirs count as claimed
+     * @param pods       the kubelet's PodResources, asked only when a device waits for DRA that it alone can clear
+     * @param claimed    the devices prepared DRA claims hold (the driver's, or its checkpoint's while no driver runs)
+     * @param driver     the DRA driver's name and {@code pool} this node's: PodResources' DRA devices of theirs count as claimed
+     * @param takeInWait how long a pass waits for a side to take in what it was handed ({@link #TAKE_IN_WAIT})
      */
-    NodeSwitch(OfferedDevicesFile file, Optional<PodResourcesClient> pods, Supplier<Set<String>> claimed, String driver, String pool) {
+    NodeSwitch(OfferedDevicesFile file, Supplier<PodResourcesReading> pods, Supplier<Set<String>> claimed, String driver, String pool,
+               Duration takeInWait) {
         this.file = file;
         this.pods = pods;
+        this.takeInWait = takeInWait;
         this.claimed = claimed;
         this.driver = driver;
         this.pool = pool;
@@ -78,11 +81,10 @@ final class NodeSwitch {
     /** What each side may offer of what {@code wanted} gives it. */
     TargetState decide(TargetState wanted) {
         Set<String> held = new HashSet<>(claimed.get());
-        Handover.Inputs in = new Handover.Inputs(wanted, plugins.mayOffer(TAKE_IN_WAIT), dra.mayOffer(TAKE_IN_WAIT), held, record,
+        Handover.Inputs in = new Handover.Inputs(wanted, plugins.mayOffer(takeInWait), dra.mayOffer(takeInWait), held, record,
                 Optional.empty());
         if (Handover.needsPods(in)) {
-            PodResourcesReading reading = pods.map(PodResourcesClient::read)
-                    .orElse(new PodResourcesReading.Unreadable("no PodResources socket is configured"));
+            PodResourcesReading reading = pods.get();
             held.addAll(claimedThroughPods(reading, wanted));
             in = new Handover.Inputs(wanted, in.pluginsServe(), in.draServes(), held, record, Optional.of(reading));
             if (reading instanceof PodResourcesReading.Listed) unproven.resolved("switch: the kubelet's PodResources API answers again");
@@ -113,8 +115,14 @@ final class NodeSwitch {
         plugins.handed(ids(state.desired()), takenIn);
     }
 
+    /**
+     * The DRA driver was handed {@code state}. Waits for it to take it in, the slices included, so
+     * that the device plugins get a device of this state only once the API no longer lists it in
+     * this node's pool (at the start, the slices a previous run left).
+     */
     void handedToDra(TargetState state, CompletableFuture<Void> takenIn) {
         dra.handed(ids(state.dra().resources()), takenIn);
+        dra.awaitLast(takeInWait);
     }
 
     /** Whether a device waits for a side to let go of it: another pass is due soon. */
