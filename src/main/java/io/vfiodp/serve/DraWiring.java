@@ -11,6 +11,7 @@ import io.vfiodp.kube.NodeEventRecorder;
 import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.triggers.DirectoryWatcher;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -19,7 +20,6 @@ import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -31,10 +31,10 @@ import org.slf4j.LoggerFactory;
  * claims the kubelet names); without either, serve does not start, since the resources routed to
  * DRA would be offered nowhere.
  *
- * <p>With no resource routed to DRA, the driver still runs while its checkpoint holds prepared
- * claims: the kubelet unprepares a claim through the driver that prepared it, and the devices
- * those claims hold stay out of the device plugins until then. It offers nothing, and its empty
- * pool removes the slices it published before.
+ * <p>With no resource routed to DRA, the driver still runs where its directory is (it ran on this
+ * node): the kubelet unprepares a claim through the driver that prepared it, the devices those
+ * claims hold stay out of the device plugins until then, and its empty pool removes the slices it
+ * published before.
  */
 final class DraWiring {
 
@@ -54,11 +54,11 @@ final class DraWiring {
      * The running driver when some resource goes through DRA, else empty; it is registered with
      * {@code closer} and watches its directories with {@code watcher}.
      */
-    static Started start(ServeConfig config, SortedMap<String, PreparedClaim> leftOver, Optional<KubernetesClient> client,
-                         Optional<NodeEventRecorder> events, ServingMetrics metrics, DirectoryWatcher watcher, Closer closer) throws IOException {
+    static Started start(ServeConfig config, Optional<KubernetesClient> client, Optional<NodeEventRecorder> events, ServingMetrics metrics,
+                         DirectoryWatcher watcher, Closer closer) throws IOException {
         ServeConfig.Dra dra = config.dra();
         Path pluginDir = pluginDir(config);
-        if (!dra.enabled()) return leftOver(config, leftOver, client, events, metrics, watcher, closer, pluginDir);
+        if (!dra.enabled()) return runsAnyway(config) ? leftOver(config, client, events, metrics, watcher, closer, pluginDir) : Started.NONE;
         List<String> missing = missing(config, client);
         if (!missing.isEmpty()) {
             throw new IOException("--dra-resources " + dra.routing() + " needs " + String.join(" and ", missing)
@@ -85,39 +85,47 @@ final class DraWiring {
     }
 
     /**
-     * With no resource routed to DRA, the claims the driver's checkpoint holds: the driver must run
-     * for them (none when something is routed to DRA, when the driver runs anyway).
+     * With no resource routed to DRA, whether the driver runs anyway: its directory is there, so it
+     * ran on this node, and its slices may still be published and its checkpoint hold claims.
      */
-    static SortedMap<String, PreparedClaim> leftOverClaims(ServeConfig config) {
-        if (config.dra().enabled()) return new TreeMap<>();
-        Checkpoint checkpoint = new Checkpoint(pluginDir(config), config.dra().driverName());
-        try {
-            return checkpoint.load();
-        } catch (IOException e) {
-            log.warn("DRA: {}; no resource is routed to DRA, so serve goes on without it", e.getMessage());
-            return new TreeMap<>();
-        }
+    static boolean runsAnyway(ServeConfig config) {
+        return !config.dra().enabled() && Files.isDirectory(pluginDir(config));
     }
 
-    /** With nothing routed to DRA: the driver while its checkpoint holds claims, to serve their unprepare. */
-    private static Started leftOver(ServeConfig config, SortedMap<String, PreparedClaim> claims, Optional<KubernetesClient> client,
-                                    Optional<NodeEventRecorder> events, ServingMetrics metrics, DirectoryWatcher watcher, Closer closer,
-                                    Path pluginDir) throws IOException {
-        if (claims.isEmpty()) return Started.NONE;
+    /**
+     * With nothing routed to DRA, on a node where the driver ran: it offers nothing, so its empty pool
+     * removes the slices it published, and it serves the kubelet's unprepare calls for the claims its
+     * checkpoint holds, whose devices stay out of the device plugins until then.
+     */
+    private static Started leftOver(ServeConfig config, Optional<KubernetesClient> client, Optional<NodeEventRecorder> events,
+                                    ServingMetrics metrics, DirectoryWatcher watcher, Closer closer, Path pluginDir) throws IOException {
         Checkpoint checkpoint = new Checkpoint(pluginDir, config.dra().driverName());
+        SortedMap<String, PreparedClaim> claims = checkpoint.load();
+        String driverName = config.dra().driverName();
         List<String> missing = missing(config, client);
         if (!missing.isEmpty()) {
+            if (claims.isEmpty()) {
+                log.info("DRA: no resource is routed to DRA; driver {} (its directory {} is there) would remove the slices it published,"
+                        + " but needs {}: the kubelet removes them a while after the driver is gone", driverName, pluginDir,
+                        String.join(" and ", missing));
+                return Started.NONE;
+            }
             Set<String> held = new HashSet<>();
             claims.values().forEach(c -> c.devices().forEach(d -> held.add(d.deviceId())));
             log.warn("DRA: no resource is routed to DRA, but {} holds {} claim(s) prepared by driver {}; the driver that would serve the"
                     + " kubelet's unprepare calls for them needs {}: their devices {} stay out of the device plugins", checkpoint.file(),
-                    claims.size(), config.dra().driverName(), String.join(" and ", missing), new TreeSet<>(held));
+                    claims.size(), driverName, String.join(" and ", missing), new TreeSet<>(held));
             return new Started(Optional.empty(), () -> held);
         }
         DraDriver driver = driver(config, client.get(), events, metrics, watcher, closer, pluginDir);
-        log.info("DRA: no resource is routed to DRA, but {} holds {} claim(s) prepared by driver {}: the driver serves the kubelet's"
-                + " unprepare calls for them, offers nothing, and their devices stay out of the device plugins until then",
-                checkpoint.file(), claims.size(), config.dra().driverName());
+        if (claims.isEmpty()) {
+            log.info("DRA: no resource is routed to DRA; driver {} runs on (its directory {} is there), offering nothing: the slices it"
+                    + " published go", driverName, pluginDir);
+        } else {
+            log.info("DRA: no resource is routed to DRA, but {} holds {} claim(s) prepared by driver {}: the driver serves the kubelet's"
+                    + " unprepare calls for them, offers nothing, and their devices stay out of the device plugins until then",
+                    checkpoint.file(), claims.size(), driverName);
+        }
         return new Started(Optional.of(driver), driver::heldDevices);
     }
 

@@ -5,7 +5,6 @@ import io.vfiodp.doctor.DoctorSettings;
 import io.vfiodp.doctor.KubeletPaths;
 import io.vfiodp.doctor.PassthroughWatch;
 import io.vfiodp.dra.DraDriver;
-import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.host.scan.ReaderPool;
 import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.host.uevent.UeventSocket;
@@ -33,7 +32,6 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -91,9 +89,8 @@ public final class ServeApp implements AutoCloseable {
         try {
             // read while the configuration is read and the first scan runs; closed (its thread waited for) last
             PciIdsPreload pciIds = closer.add(PciIdsPreload.start(config.pciIds()));
-            // claims the DRA driver prepared and the kubelet has not unprepared: the driver runs for them, whatever the routing
-            SortedMap<String, PreparedClaim> leftOver = DraWiring.leftOverClaims(config);
-            ConfigWiring configs = ConfigWiring.start(config, metrics, closer, clients, config.usesApi() || !leftOver.isEmpty());
+            // a DRA driver that ran here runs on with nothing routed to it: for its slices and the claims it prepared
+            ConfigWiring configs = ConfigWiring.start(config, metrics, closer, clients, config.usesApi() || DraWiring.runsAnyway(config));
             // closed after every part that watches on it (the closer goes in reverse)
             DirectoryWatches watches = closer.add(DirectoryWatches.start(DIR_WATCH_THREAD));
             // closed after the runtime and layout step that scan on it (the closer goes in reverse)
@@ -109,7 +106,7 @@ public final class ServeApp implements AutoCloseable {
                     ? Optional.of(closer.add(new PodResourcesClient(config.vgpu().podResourcesSocket(), VgpuWiring.POD_RESOURCES_TIMEOUT)))
                     : Optional.empty();
             Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, podResources);
-            DraWiring.Started draStarted = DraWiring.start(config, leftOver, configs.client(), configs.events(), metrics, watches, closer);
+            DraWiring.Started draStarted = DraWiring.start(config, configs.client(), configs.events(), metrics, watches, closer);
             Optional<DraDriver> dra = draStarted.driver();
             Supplier<PodResourcesReading> pods = podResources.<Supplier<PodResourcesReading>>map(c -> c::read)
                     .orElse(() -> new PodResourcesReading.Unreadable("no PodResources client: no resource is routed to DRA"));

@@ -16,8 +16,8 @@ import java.util.Optional;
  * @param config          the {@code --config} file, else the default policy
  * @param followKubeVirt  follow the KubeVirt CR ({@code --kubevirt auto}) when an API is configured
  * @param kubeApi         where the Kubernetes API is configured ({@code in-cluster service 10.0.0.1}); empty: none is. It is
- *                        used when {@code --kubevirt auto} or DRA asks for it ({@link #usesApi()}), or while the DRA
- *                        driver's checkpoint holds claims it must see unprepared
+ *                        used when {@code --kubevirt auto} or DRA asks for it ({@link #usesApi()}), or where the DRA
+ *                        driver ran, for the slices it left and the claims it must see unprepared
  * @param metricsAddress  the HTTP endpoints' address as given ({@code [HOST]:PORT}); empty disables them
  * @param rescanInterval  the full rescan period as given ({@code --rescan-interval}); empty: {@link #rescanPeriod(boolean) the default}
  * @param uevents         whether kernel uevents are listened to

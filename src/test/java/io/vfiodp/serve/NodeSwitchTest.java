@@ -54,17 +54,25 @@ class NodeSwitchTest {
             assertThat(node.runWithClaim("vm1", B1)).isTrue();
 
             node.restart(DraRouting.NONE);
-            // no resource routed to DRA, but the driver runs while its checkpoint holds the claim
+            // no resource routed to DRA, but the driver runs on: the kubelet unprepares the claim through it
             assertThat(node.draDriverRuns()).isTrue();
             node.awaitAllocatable(Set.of(A, B));
-            node.awaitSliceOffers(Set.of());
+            assertThat(node.sliceOffers()).isEmpty();
 
             assertThat(node.end("vm1")).isEmpty();
             node.pass();
             node.awaitAllocatable(HEALTHY);
+        }
+    }
+
+    @Test
+    void backToTheDevicePluginsTheSlicesOfThePoolAreGoneBeforeTheyOfferADevice() throws Exception {
+        try (SwitchNode node = new SwitchNode(root).serve(DraRouting.ALL)) {
+            node.awaitSliceOffers(HEALTHY);
 
             node.restart(DraRouting.NONE);
-            assertThat(node.draDriverRuns()).isFalse();
+            // the pass hands the driver its empty pool first and waits for the slices to go
+            assertThat(node.sliceOffers()).isEmpty();
             node.awaitAllocatable(HEALTHY);
         }
     }

@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.vfiodp.dra.Claims;
 import io.vfiodp.dra.DraSettings;
-import io.vfiodp.dra.claims.Checkpoint;
 import io.vfiodp.host.uevent.UeventSocket;
 import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.policy.DraRouting;
@@ -86,8 +85,8 @@ final class SwitchNode implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         try {
-            // a driver runs when some resource goes to DRA, or while its checkpoint holds claims
-            boolean driver = next.routesAny() || !new Checkpoint(root.resolve("plugins").resolve(DRIVER), DRIVER).load().isEmpty();
+            // a driver runs when some resource goes to DRA, and where it ran before
+            boolean driver = next.routesAny() || Files.isDirectory(root.resolve("plugins").resolve(DRIVER));
             if (driver) {
                 await().atMost(WAIT).until(() -> !draKubelet.registrationSockets().isEmpty());
                 draKubelet.register(draKubelet.registrationSockets().getFirst());
