@@ -262,8 +262,7 @@ public final class PluginRuntime implements AutoCloseable {
         synchronized (this) {
             every = period;
         }
-        if (every != null && every.compareTo(kept) <= 0) return;
-        if (departuresPass != null && !departuresPass.isDone()) return;
+        if (every != null && every.compareTo(kept) <= 0 || departuresPass != null && !departuresPass.isDone()) return;
         try {
             departuresPass = rescan.schedule(this::rescanOnce, kept);
         } catch (java.util.concurrent.RejectedExecutionException closing) {
