@@ -1,5 +1,6 @@
 package io.vfiodp.vgpu;
 
+import io.vfiodp.dra.model.DeviceNames;
 import io.vfiodp.kubelet.HeldDevice;
 import io.vfiodp.kubelet.PodResourcesReading;
 import java.util.HashSet;
@@ -11,13 +12,22 @@ public sealed interface Allocated {
     /** Whether {@code deviceId} (an mdev UUID or a VF's PCI address) may be in use. */
     boolean mayBeInUse(String deviceId);
 
-    /** The device ids of every container's device-plugin devices, from what PodResources {@code List} said. */
+    /**
+     * The device ids of every container's devices, from what PodResources {@code List} said: those
+     * of device plugins, and those DRA prepared, by the ID their pool name stands for (a vGPU a VM
+     * holds through a claim is in use as much as one it holds through a device plugin).
+     */
     static Allocated of(PodResourcesReading reading) {
         return switch (reading) {
             case PodResourcesReading.Unreadable u -> new Unknown(u.reason());
             case PodResourcesReading.Listed l -> {
                 Set<String> ids = new HashSet<>();
-                for (HeldDevice d : l.devices()) if (d instanceof HeldDevice.ByPlugin p) ids.add(p.id());
+                for (HeldDevice d : l.devices()) {
+                    switch (d) {
+                        case HeldDevice.ByPlugin p -> ids.add(p.id());
+                        case HeldDevice.ByClaim c -> DeviceNames.idOf(c.device()).ifPresent(ids::add);
+                    }
+                }
                 yield new Known(ids);
             }
         };

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.vfiodp.dra.Claims;
 import io.vfiodp.dra.DraSettings;
+import io.vfiodp.dra.model.DeviceNames;
 import io.vfiodp.host.uevent.UeventSocket;
 import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.policy.DraRouting;
@@ -137,8 +138,7 @@ final class SwitchNode implements AutoCloseable {
 
     /** {@code pci-0000-1a-00-0} → {@code 0000:1a:00.0}. */
     static String idOf(String device) {
-        String[] p = device.substring("pci-".length()).split("-");
-        return p[0] + ":" + p[1] + ":" + p[2] + "." + p[3];
+        return DeviceNames.idOf(device).orElseThrow();
     }
 
     static String nameOf(String id) {

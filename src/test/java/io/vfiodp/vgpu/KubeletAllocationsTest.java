@@ -21,6 +21,16 @@ class KubeletAllocationsTest {
     }
 
     @Test
+    void theVgpusDraPreparedForAClaimAreInUseToo() {
+        Allocated a = new KubeletAllocations(() -> new PodResourcesReading.Listed(List.of(
+                new HeldDevice.ByClaim("vms/vm2", "compute", "vms/vm2-gpu", "vfio-device-plugin.io", "node-a",
+                        "mdev-7f4a2c9e-1d3b-4a86-b5e7-2c9d0f8a6e13"),
+                new HeldDevice.ByClaim("vms/vm3", "compute", "vms/vm3-gpu", "vfio-device-plugin.io", "node-a", "pci-0000-41-00-5")))).get();
+
+        assertThat(a).isEqualTo(new Allocated.Known(Set.of("7f4a2c9e-1d3b-4a86-b5e7-2c9d0f8a6e13", "0000:41:00.5")));
+    }
+
+    @Test
     void anUnreadableApiProvesNothingFree() {
         Allocated a = new KubeletAllocations(() -> new PodResourcesReading.Unreadable("kubelet restarting")).get();
 
