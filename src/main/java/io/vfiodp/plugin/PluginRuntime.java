@@ -127,7 +127,7 @@ public final class PluginRuntime implements AutoCloseable {
                 listener);
         DirectoryWatch watch;
         try {
-            watch = watcher.watch(settings.pluginDir(), "device-plugin dir", change -> onPluginDirChange(change, loop, settings.pluginDir()));
+            watch = watcher.watch(settings.pluginDir(), "device-plugin dir", change -> PluginDirChanges.apply(change, loop, settings.pluginDir()));
         } catch (IOException e) {
             loop.close();
             registrar.close();
@@ -146,25 +146,6 @@ public final class PluginRuntime implements AutoCloseable {
         void close() {
             registrar.close();
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        }
-    }
-
-    /**
-     * The kubelet deletes our sockets and re-creates {@code kubelet.sock} when it restarts: a socket
-     * appearing or disappearing makes the loop look again, {@code kubelet.sock} created makes it
-     * register without waiting out a backoff.
-     */
-    private static void onPluginDirChange(DirectoryWatch.Change change, ReconcileLoop loop, java.nio.file.Path pluginDir) {
-        switch (change) {
-            case DirectoryWatch.Change.Entries e when e.created().contains(ReconcileLoop.KUBELET_SOCKET) -> loop.kubeletSocketCreated();
-            case DirectoryWatch.Change.Entries e -> {
-                if (e.any(name -> name.endsWith(".sock"))) loop.requestCheck();
-            }
-            case DirectoryWatch.Change.Appeared a -> {
-                if (Files.exists(pluginDir.resolve(ReconcileLoop.KUBELET_SOCKET))) loop.kubeletSocketCreated();
-                else loop.requestCheck();
-            }
-            case DirectoryWatch.Change.Vanished v -> loop.requestCheck();
         }
     }
 
@@ -224,6 +205,15 @@ public final class PluginRuntime implements AutoCloseable {
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             // closed meanwhile: nothing to rescan for
         }
+    }
+
+    /**
+     * Runs {@code task} on the rescan thread, the one every pass after the first runs on, after the
+     * passes queued there; dropped once closed. The first pass's state is with the reconcile loop by
+     * the time {@link #start} returns, so work that follows from it waits for no kubelet call.
+     */
+    public void onPassThread(Runnable task) {
+        rescan.offer(task);
     }
 
     private void rescanOnce() {

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * serve's pci.ids: read on a thread of its own from the start of {@code serve}, so that the
  * first pass finds it read while it scans (the first pass needs it only after the scan, and
- * reading it is mostly inflating 1.6 MB, work a second core can do meanwhile). Read for
+ * reading it is mostly inflating the compressed file, work a second core can do meanwhile). Read for
  * {@link PolicyEngine#VENDORS_EVER_NAMED}, every vendor the policy can name devices of, which
  * covers what any first pass asks for; a later ask beyond it reads the file again, on the
  * asking thread, as without the preload.

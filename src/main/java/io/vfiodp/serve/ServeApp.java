@@ -97,8 +97,7 @@ public final class ServeApp implements AutoCloseable {
             ReaderPool readers = closer.add(ReaderPool.forThisMachine());
             SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot(), readers);
             HostScans scans = new HostScans(scanner);
-            // closed after the runtime whose passes feed it (the closer goes in reverse)
-            PassthroughWatch doctor = closer.add(new PassthroughWatch(doctorSettings(config), checkVfio(config, metrics), metrics::passthrough));
+            PassthroughWatch doctor = new PassthroughWatch(doctorSettings(config), checkVfio(config, metrics), metrics::passthrough);
             ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), pciIds, Optional.of(configs.problems()),
                     config.dra().routing(), doctor::passed);
             // one client for every part that asks the kubelet what pods hold; its thread starts at the first question
@@ -125,6 +124,8 @@ public final class ServeApp implements AutoCloseable {
             }
             PluginRuntime runtime = closer.add(PluginRuntime.start(PluginSettings.of(config.devicePluginDir(), kernelEvents.rescanPeriod()),
                     pass, listener, watches));
+            // the first pass's state is with the reconcile loop and the DRA driver, which register on threads of their own
+            runtime.onPassThread(doctor::tellFirstPass);
             kernelEvents.listen(runtime, closer);
             // the kernel creates /dev/vfio/<group> when a group's last member binds to a VFIO driver and removes it when one unbinds
             closer.add(watches.watch(config.devRoot().resolve("vfio"), "/dev/vfio dir", change -> runtime.rescanNow()));
