@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -129,7 +130,7 @@ final class DriverLoop {
     }
 
     /** The devices prepared claims hold (and a call in progress may), as of the last step. */
-    java.util.Set<String> heldDevices() {
+    Set<String> heldDevices() {
         return state.heldDevices();
     }
 
