@@ -136,7 +136,7 @@ public final class PluginRuntime implements AutoCloseable {
         }
         Worker rescan = Worker.start(RESCAN_THREAD);
         PluginRuntime runtime = new PluginRuntime(group, registrar, loop, watch, rescan, source);
-        loop.apply(first);
+        source.devicePluginsHanded(first, loop.apply(first));
         runtime.rescanEvery(settings.rescanInterval());
         return runtime;
     }
@@ -226,7 +226,8 @@ public final class PluginRuntime implements AutoCloseable {
 
     private void pass(java.util.function.Supplier<TargetState> read) {
         try {
-            loop.apply(read.get());
+            TargetState state = read.get();
+            source.devicePluginsHanded(state, loop.apply(state));
             if (source.wantsAnotherPass()) dropDepartedLater();
         } catch (RuntimeException e) {
             log.warn("rescan failed, keeping the previous state: {}", e.getMessage());
@@ -251,8 +252,7 @@ public final class PluginRuntime implements AutoCloseable {
         synchronized (this) {
             every = period;
         }
-        if (every != null && every.compareTo(kept) <= 0) return;
-        if (departuresPass != null && !departuresPass.isDone()) return;
+        if (every != null && every.compareTo(kept) <= 0 || departuresPass != null && !departuresPass.isDone()) return;
         try {
             departuresPass = rescan.schedule(this::rescanOnce, kept);
         } catch (java.util.concurrent.RejectedExecutionException closing) {
