@@ -42,7 +42,11 @@ final class EventBenches {
                     Path log = Path.of(raw + ".log");
                     int exit = new ProcessBuilder(command(checkout, bench, runs, raw)).directory(checkout.toFile()).redirectErrorStream(true)
                             .redirectOutput(log.toFile()).start().waitFor();
-                    if (exit != 0) throw new IOException(bench + " in " + checkout + " exited with " + exit + ": see " + log);
+                    if (exit != 0) {
+                        List<String> lines = Files.readAllLines(log);
+                        throw new IOException(bench + " in " + checkout + " exited with " + exit + "; the end of its output:\n"
+                                + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size())));
+                    }
                     for (String line : Files.readAllLines(raw)) add(checkouts.get(checkout), line);
                 }
                 System.out.println("events: round " + round + " of " + rounds + " done for " + checkout.getFileName());
