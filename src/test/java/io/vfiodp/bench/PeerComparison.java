@@ -76,19 +76,25 @@ public final class PeerComparison {
             }
         }
         Optional<String> peerProblem = settings.peerBinary().flatMap(PeerComparison::problem);
-        if (peerProblem.isEmpty() && settings.peerBinary().isPresent()) {
-            try {
-                NodeAtFixedPaths.createMountPoints();
-            } catch (IOException e) {
-                peerProblem = Optional.of("--peer-binary: cannot create the mount points the peer's namespace binds over (" + e
-                        + "); the peer runs as root");
-            }
-        }
         if (peerProblem.isPresent()) {
             System.err.println(peerProblem.get());
             System.exit(2);
             return;
         }
+        NodeAtFixedPaths.MountPoints mountPoints;
+        try {
+            mountPoints = settings.peerBinary().isPresent() ? NodeAtFixedPaths.createMountPoints() : new NodeAtFixedPaths.MountPoints(List.of());
+        } catch (IOException e) {
+            System.err.println("--peer-binary: cannot create the mount points the peer's namespace binds over (" + e + "); the peer runs as root");
+            System.exit(2);
+            return;
+        }
+        try (mountPoints) {
+            compare(settings);
+        }
+    }
+
+    private static void compare(ComparisonSettings settings) throws Exception {
         System.out.println(Runtime.getRuntime().availableProcessors() + " CPUs; load average " + loadAverage() + "; images " + settings.images()
                 + "; " + settings.runs() + " counted runs per plugin and node, alternating");
         Path shm = Path.of("/dev/shm");
