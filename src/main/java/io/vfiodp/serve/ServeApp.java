@@ -5,6 +5,7 @@ import io.vfiodp.doctor.DoctorSettings;
 import io.vfiodp.doctor.KubeletPaths;
 import io.vfiodp.doctor.PassthroughWatch;
 import io.vfiodp.dra.DraDriver;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.scan.ReaderPool;
 import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.host.uevent.UeventSocket;
@@ -75,8 +76,6 @@ public final class ServeApp implements AutoCloseable {
         ServingMetrics metrics = new ServingMetrics(registry, config.version(), Clock.systemUTC());
         Closer closer = new Closer();
         try {
-            // read while the configuration is read and the first scan runs; closed (its thread waited for) last
-            PciIdsPreload pciIds = closer.add(PciIdsPreload.start(config.pciIds()));
             ConfigWiring configs = ConfigWiring.start(config, metrics, closer);
             // closed after every part that watches on it (the closer goes in reverse)
             DirectoryWatches watches = closer.add(DirectoryWatches.start(DIR_WATCH_THREAD));
@@ -86,8 +85,8 @@ public final class ServeApp implements AutoCloseable {
             HostScans scans = new HostScans(scanner);
             // closed after the runtime whose passes feed it (the closer goes in reverse)
             PassthroughWatch doctor = closer.add(new PassthroughWatch(doctorSettings(config), checkVfio(config, metrics), metrics::passthrough));
-            ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), pciIds, Optional.of(configs.problems()),
-                    config.dra().routing(), doctor::passed);
+            ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), vendors -> PciIds.load(config.pciIds(), vendors),
+                    Optional.of(configs.problems()), config.dra().routing(), doctor::passed);
             Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, closer);
             Optional<DraDriver> dra = DraWiring.start(config, configs.client(), configs.events(), metrics, watches, closer);
             NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime,
