@@ -19,8 +19,8 @@ import java.util.stream.Stream;
  *
  * <p>Why (build.sh runs it on picocli's classes): HotSpot leaves class files older than Java 6 out
  * of a CDS archive or AOT cache, since they lack the stack maps that verification at dump time
- * needs. picocli 4.7 is compiled for Java 5, so every start loaded its 174 classes from the jar
- * and ran them through the old inferencing verifier before {@code serve} could parse its options.
+ * needs. picocli 4.7 is compiled for Java 5, so every start loaded its classes from the jar and
+ * ran them through the old inferencing verifier before {@code serve} could parse its options.
  * The bytecode itself is kept as it is; only the version and the computed stack maps change, and
  * the JVM verifies the result like any other class file.
  *

@@ -51,7 +51,8 @@ options=""
 cds="--generate-cds-archive"
 if [ "$feature" -ge 25 ]; then
     # The AOT cache is a static archive holding the JDK classes too, so the runtime needs no
-    # default archive of its own (14 MiB less image).
+    # default archive of its own, and the image is smaller without it (docs/benchmarks.md,
+    # "Choices in the image").
     cds=""
 fi
 if [ "$feature" -ge 23 ]; then
@@ -60,7 +61,7 @@ if [ "$feature" -ge 23 ]; then
     # denied (the default JEP 471 plans for a later JDK) lite messages throw. The option exists from
     # JDK 23 on, so it goes into this runtime, not into jvm.options.
     # The launcher starts the main class from the class path, not with -jar (which would read the
-    # jar's central directory once more before main: ~10 ms), so the manifest's
+    # jar's central directory once more before main), so the manifest's
     # Enable-Native-Access does not apply: the runtime enables it for netty's and JNA's JNI, and
     # since it is the runtime's, the training run has it too (an AOT cache made without it refuses
     # to map).
@@ -83,9 +84,9 @@ cp -p "$jar" "$out/lib/vfio-device-plugin.jar"
 
 if [ "$feature" -ge 25 ]; then
     # picocli's class files are Java 5's, and HotSpot keeps class files older than Java 6 out of the
-    # AOT cache: each start loaded them from the jar and ran the old verifier over them (33 ms of the
-    # time to registration, ServeBench). Rewritten as Java 8 class files with stack maps, the bytecode
-    # unchanged (ArchivableClassFiles.java), they go into the cache with the rest.
+    # AOT cache: each start loaded them from the jar and ran the old verifier over them before
+    # registration (docs/benchmarks.md, "Choices in the image"). Rewritten as Java 8 class files with
+    # stack maps, the bytecode unchanged (ArchivableClassFiles.java), they go into the cache with the rest.
     classes=$(mktemp -d)
     (cd "$classes" && "$java_home/bin/jar" xf "$out/lib/vfio-device-plugin.jar" picocli)
     if ! "$java_home/bin/java" "$src/ArchivableClassFiles.java" "$classes"; then
@@ -137,7 +138,8 @@ chmod 755 "$out/bin/vfio-device-plugin"
 if [ "$feature" -ge 25 ]; then
     training="-XX:AOTCacheOutput=$out/lib/vfio-device-plugin.jsa"
     # Without the method profiles of JEP 515 (which steer C2, which the shipped flags leave out):
-    # 1.1 MiB less resident memory after registration, and no slower start (ServeBench).
+    # less resident memory after registration, and no slower start (docs/benchmarks.md, "Choices
+    # in the image").
     profiles="--serve-java-option=-XX:-AOTRecordTraining"
 else
     training="-XX:ArchiveClassesAtExit=$out/lib/vfio-device-plugin.jsa"

@@ -64,9 +64,10 @@ public final class Main implements Runnable {
     /**
      * The command line {@code args} need: with only the subcommand they name, when they name one
      * (other than help). picocli builds an annotated command's model by reflection over its
-     * annotations: the five commands took about 200 ms of serve's start-up while picocli's classes
-     * were not in the class-data archive (docs/deployment.md, "Build"); serve's is built through picocli's
-     * API ({@link ServeCommand}).
+     * annotations: building all five commands' models was a large part of serve's start-up while
+     * picocli's classes were not in the class-data archive (docs/deployment.md, "Build";
+     * docs/benchmarks.md, "Choices in the code"); serve's is built through picocli's API
+     * ({@link ServeCommand}).
      */
     static CommandLine commandLineFor(String[] args, Map<String, String> env) {
         boolean oneCommand = args.length > 0 && SUBCOMMANDS.contains(args[0]) && !args[0].equals("help");

@@ -8,8 +8,8 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * Path options' converter: what picocli's built-in one does, {@code Paths.get(value)}, called
  * directly. picocli calls it through {@code Method.invoke}, whose first call spins method handles
- * in the interpreter (about 4.5 ms of serve's start-up). A path it refuses is reported in
- * picocli's words.
+ * in the interpreter, on serve's start-up path (docs/benchmarks.md, "Choices in the code"). A path it refuses is
+ * reported in picocli's words.
  */
 final class PathConverter implements ITypeConverter<Path> {
 

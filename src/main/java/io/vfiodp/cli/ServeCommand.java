@@ -15,8 +15,9 @@ import picocli.CommandLine.Model.OptionSpec;
 /**
  * {@code serve}'s command, built through picocli's API rather than from annotations: reading
  * annotations makes the JDK generate a proxy class per annotation type (nine for serve's) and
- * reflection spin method handles, in the interpreter, before serve's first log line: the top-level
- * and serve models took 48 ms, 14 now. Each option is defined once, here or in the group it
+ * reflection spin method handles, in the interpreter, before serve's first log line; the API
+ * builds the top-level and serve models in a fraction of that time (docs/benchmarks.md, "Choices in the code").
+ * Each option is defined once, here or in the group it
  * belongs to ({@link HostOptions}, {@link VgpuOptions}, {@link DraOptions}), and picocli keeps its
  * value; {@code --help}, defaults and messages are the annotated command's (UsageHelpTest).
  */

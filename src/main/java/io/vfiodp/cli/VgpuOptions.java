@@ -23,7 +23,8 @@ final class VgpuOptions {
 
     private final OptionSpec podResourcesSocket = OptionSpec.builder("--pod-resources-socket").type(Path.class)
             .defaultValue("/var/lib/kubelet/pod-resources/kubelet.sock").paramLabel("FILE")
-            .description("The kubelet's PodResources socket, asked which vGPUs are in use before any is removed (default: ${DEFAULT-VALUE}; env VFIO_DP_POD_RESOURCES_SOCKET).")
+            .description("The kubelet's PodResources socket, asked which devices pods hold: before a vGPU is removed, and before a device"
+                    + " the device plugins offered goes to DRA (default: ${DEFAULT-VALUE}; env VFIO_DP_POD_RESOURCES_SOCKET).")
             .build();
 
     /** The options, to be added to serve as the mixin {@code vgpu}. */

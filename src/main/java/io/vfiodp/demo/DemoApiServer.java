@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.vfiodp.kube.KubeClients;
 import java.net.InetAddress;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -40,9 +42,22 @@ final class DemoApiServer implements AutoCloseable {
         Logger mockLog = Logger.getLogger("io.fabric8.mockwebserver");
         mockLog.setLevel(Level.WARNING);
         KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(), false);
+                new DryRunsStoreNothing(), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         return new DemoApiServer(mockLog, server);
+    }
+
+    /**
+     * The CRUD store, with a dry run ({@code ?dryRun=All}) answered as a real API server does: with
+     * the object, storing nothing. The driver asks that way whether device taints are kept.
+     */
+    private static final class DryRunsStoreNothing extends KubernetesCrudDispatcher {
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+            boolean write = request.getMethod().equals("POST") || request.getMethod().equals("PUT");
+            if (!write || !request.getPath().contains("dryRun=All")) return super.dispatch(request);
+            return new MockResponse().setResponseCode(request.getMethod().equals("POST") ? 201 : 200).setBody(request.getUtf8Body());
+        }
     }
 
     private static String url(int port) {

@@ -79,8 +79,9 @@ public final class DemoRun {
         PROBES_AND_METRICS,
         /**
          * The probes alone, as on a node without monitoring: how the image's build trains its class
-         * archive, whose every class is loaded at every start (the text format and snapshots of a
-         * scrape are about 30 classes, 0.25 MiB; a node with monitoring loads them at its first scrape).
+         * archive, whose every class is loaded at every start (a node without monitoring would load a
+         * scrape's text format and snapshots for nothing, docs/benchmarks.md, "Choices in the code"; a node with monitoring
+         * loads them at its first scrape).
          */
         PROBES
     }

@@ -3,6 +3,7 @@ package io.vfiodp.demo;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
@@ -109,10 +110,13 @@ final class DraDemo implements DraDemoPart {
         out.println("== ResourceSlice " + slice.getMetadata().getName() + " (driver " + slice.getSpec().getDriver() + ", pool "
                 + slice.getSpec().getPool().getName() + " generation " + slice.getSpec().getPool().getGeneration() + ", node "
                 + slice.getSpec().getNodeName() + ", owned by Node " + slice.getMetadata().getOwnerReferences().getFirst().getName()
-                + "); unhealthy devices stay out");
+                + "); an unhealthy device stays in, tainted with the reason");
         for (Device d : slice.getSpec().getDevices()) {
             out.println("  " + d.getName() + "  " + String.join(", ", new TreeMap<>(d.getAttributes()).entrySet().stream()
                     .map(e -> e.getKey() + "=" + value(e.getValue())).toList()));
+            if (d.getTaints() != null) {
+                for (DeviceTaint t : d.getTaints()) out.println("      taint " + t.getKey() + "=" + t.getValue() + ":" + t.getEffect());
+            }
         }
     }
 

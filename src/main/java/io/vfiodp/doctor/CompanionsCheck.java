@@ -33,7 +33,7 @@ final class CompanionsCheck implements Check {
         List<PciFunction> mates = new ArrayList<>();
         for (PciAddress a : node.host().group(group).map(IommuGroup::members).orElse(List.of())) {
             Optional<PciFunction> m = node.host().function(a);
-            if (!a.equals(f.address()) && m.isPresent() && !Devices.isBridge(m.get())) mates.add(m.get());
+            if (!a.equals(f.address()) && m.isPresent() && !m.get().isPciBridge()) mates.add(m.get());
         }
         if (mates.isEmpty()) return new Outcome.Ok("none: alone in IOMMU group " + group);
         List<PciFunction> elsewhere = mates.stream().filter(m -> !Devices.sameSlot(m.address(), f.address())).toList();

@@ -3,7 +3,6 @@ package io.vfiodp.doctor;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.PciFunction;
-import io.vfiodp.policy.PolicyEngine;
 import io.vfiodp.policy.config.PciHostDevice;
 import io.vfiodp.policy.config.PermittedHostDevices;
 import java.util.ArrayList;
@@ -12,9 +11,6 @@ import java.util.Optional;
 
 /** Which devices doctor examines one by one, and how findings name them. */
 final class Devices {
-
-    private static final int CLASS_NVSWITCH = 0x0680;
-    private static final int CLASS_PCI_BRIDGE = 0x0604;
 
     private Devices() {}
 
@@ -32,7 +28,7 @@ final class Devices {
     }
 
     private static boolean nvidiaGpuOrSwitch(PciFunction f) {
-        return f.vendor() == PciFunction.VENDOR_NVIDIA && (f.baseClass() == 0x03 || (f.classCode() >> 8) == CLASS_NVSWITCH);
+        return (f.vendor() == PciFunction.VENDOR_NVIDIA && f.baseClass() == 0x03) || f.isNvSwitch();
     }
 
     private static boolean selected(PciFunction f, Optional<PermittedHostDevices> permitted) {
@@ -41,15 +37,6 @@ final class Devices {
             if (d.pciVendorSelector().strip().equalsIgnoreCase(f.vendorDevice())) return true;
         }
         return false;
-    }
-
-    static boolean isBridge(PciFunction f) {
-        return (f.classCode() >> 8) == CLASS_PCI_BRIDGE;
-    }
-
-    /** On a driver that keeps VFIO from taking it: anything but a VFIO driver, pci-stub or none. */
-    static boolean hostDriven(PciFunction f) {
-        return f.driver().map(d -> !PolicyEngine.isVfioDriver(d) && !d.equals("pci-stub")).orElse(false);
     }
 
     /** On nvidia and set up for vGPUs: mdev types, or SR-IOV VFs enabled. */

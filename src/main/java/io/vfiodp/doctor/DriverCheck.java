@@ -33,7 +33,7 @@ final class DriverCheck implements Check {
                 .orElse("no driver bound");
         List<PciFunction> forGood = new ArrayList<>(List.of(f));
         f.iommuGroup().ifPresent(g -> GroupViability.blockingMates(node.host(), g, f.address()).stream()
-                .filter(m -> !Devices.isBridge(m)).forEach(forGood::add));
+                .filter(m -> !m.isPciBridge()).forEach(forGood::add));
         String holders = f.isBoundTo("nvidia") ? "; stop what holds it first (nvidia-persistenced, a display server, DCGM)" : "";
         return new Outcome.Warn(detail, new Fix("move it to vfio-pci to pass it through" + holders + ". For good, vfio-pci claims its ids"
                 + (forGood.size() > 1 ? " and its group's" : "") + " at boot: every device with them goes to vfio-pci",

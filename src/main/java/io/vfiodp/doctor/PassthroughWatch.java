@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,22 +20,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #passed} runs on the pass's thread, one pass after another, and alone changes the
  * standing; {@link #nothingToPassThrough} may be read from any thread. A first pass that has
- * devices to serve is examined on a thread of its own, which ends with its log line: on a large
- * host the examination costs a fifth of the first pass, and the kubelet should not wait for it.
+ * devices to serve is examined later, by {@link #tellFirstPass}, which serve runs on the thread of
+ * the passes after it once that pass's state is on its way to the kubelet: the examination then
+ * costs the kubelet no wait, and no thread of its own.
  */
-public final class PassthroughWatch implements AutoCloseable {
-
-    static final String THREAD = "vfio-dp-doctor";
-
+public final class PassthroughWatch {
 
     /** Takes each pass's standing: whether some device can be passed through, and else the failing checks. */
     @FunctionalInterface
     public interface Listener {
         void standing(boolean possible, List<String> failingChecks);
     }
-
-    /** The last pass's answer: empty when some device can be passed through, else why none can. */
-    private record Standing(Optional<String> why) {}
 
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.doctor");
     private static final int SUMMARY_NAMES = 3;
@@ -43,8 +39,10 @@ public final class PassthroughWatch implements AutoCloseable {
     private final Reading<VfioAvailability> vfio;
     private final Listener listener;
     private volatile boolean examined;
-    private volatile Standing standing = new Standing(Optional.empty());
-    private volatile Thread summary;
+    // the last pass's answer: empty when some device can be passed through, else why none can
+    private volatile Optional<String> nothingToPassThrough = Optional.empty();
+    // a first pass with devices, until tellFirstPass examines it
+    private final AtomicReference<ScanPolicySource.Evaluation> firstPass = new AtomicReference<>();
 
     /**
      * @param settings the roots and directories serve was given ({@code --config} is read by serve's passes, not here)
@@ -59,11 +57,11 @@ public final class PassthroughWatch implements AutoCloseable {
     public void passed(ScanPolicySource.Evaluation e) {
         boolean possible = PassthroughCheck.usable(e.result()) > 0;
         if (possible) {
-            standing = new Standing(Optional.empty());
+            nothingToPassThrough = Optional.empty();
             listener.standing(true, List.of());
             if (!examined) {
                 examined = true;
-                summary = Thread.ofPlatform().daemon().name(THREAD).start(() -> tell(examine(e)));
+                firstPass.set(e);
             }
             return;
         }
@@ -73,9 +71,8 @@ public final class PassthroughWatch implements AutoCloseable {
             tell(report);
         }
         List<Finding> failing = report.with(Severity.FAIL);
-        standing = new Standing(possible ? Optional.empty()
-                : Optional.of(failing.stream().map(Report::oneLine).collect(Collectors.joining("; "))));
-        listener.standing(possible, possible ? List.of() : failing.stream().map(Finding::check).distinct().toList());
+        nothingToPassThrough = Optional.of(failing.stream().map(Report::oneLine).collect(Collectors.joining("; ")));
+        listener.standing(false, failing.stream().map(Finding::check).distinct().toList());
     }
 
     private Report examine(ScanPolicySource.Evaluation e) {
@@ -84,32 +81,35 @@ public final class PassthroughWatch implements AutoCloseable {
                 Optional.empty()));
     }
 
-    private static void tell(Report report) {
+    private static String tell(Report report) {
         String line = "doctor: " + report.summary(SUMMARY_NAMES) + (report.verdict() == Verdict.READY ? ""
                 : "; `vfio-device-plugin doctor` prints every check with its fix");
         if (report.verdict() == Verdict.READY) log.info("{}", line);
         else log.warn("{}", line);
+        return line;
     }
 
-    /** Waits for the start-up examination's thread, if one runs. */
-    @Override
-    public void close() {
-        Thread t = summary;
-        if (t == null) return;
-        boolean interrupted = false;
-        while (t.isAlive()) {
-            try {
-                t.join();
-            } catch (InterruptedException ex) {
-                interrupted = true;
-            }
+    /**
+     * Examines the first pass and logs its summary line, when that pass had devices to serve and
+     * so was not examined at once; the next calls do nothing. A failing examination is logged: it
+     * must not stop a serve that works.
+     *
+     * @return the line logged, if this call logged one
+     */
+    public Optional<String> tellFirstPass() {
+        ScanPolicySource.Evaluation e = firstPass.getAndSet(null);
+        if (e == null) return Optional.empty();
+        try {
+            return Optional.of(tell(examine(e)));
+        } catch (RuntimeException ex) {
+            log.warn("doctor: the start-up examination failed: {}", ex.toString());
+            return Optional.empty();
         }
-        if (interrupted) Thread.currentThread().interrupt();
     }
 
     /** Why no device can be passed through, as of the last pass; empty when some device can, or before the first pass. */
     public Optional<String> nothingToPassThrough() {
-        return standing.why();
+        return nothingToPassThrough;
     }
 
     private ConfigStatus config(ScanPolicySource.Evaluation e) {

@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -124,9 +125,21 @@ public final class DraDriver implements AutoCloseable {
         });
     }
 
-    /** Offer {@code state.dra()} from now on. */
-    public void apply(TargetState state) {
-        loop.apply(state);
+    /**
+     * Offer {@code state.dra()} from now on. The answer completes once the kubelet's prepares are
+     * decided against it (from then on no claim gets a device it does not offer) and the API holds
+     * the slices it implies, or writing them failed.
+     */
+    public CompletableFuture<Void> apply(TargetState state) {
+        return loop.apply(state);
+    }
+
+    /**
+     * The IDs of the devices prepared claims hold (and a prepare or unprepare in progress may):
+     * what the device plugins must not offer until the kubelet unprepares them. Any thread.
+     */
+    public Set<String> heldDevices() {
+        return loop.heldDevices();
     }
 
     /** Look at the sockets again; cheap and coalesced. */

@@ -4,6 +4,7 @@ import io.vfiodp.dra.claims.ClaimRef;
 import io.vfiodp.dra.claims.PrepareAnswer;
 import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.dra.kubelet.DriverSocket;
+import io.vfiodp.dra.slices.HealthTaint;
 import io.vfiodp.dra.slices.SliceLayout;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
@@ -39,6 +40,9 @@ sealed interface DriverAction {
             layout = List.copyOf(layout);
         }
     }
+
+    /** Ask the API server, in a dry run, whether it keeps {@code taint} on a device; answer with a TaintsProbed event. */
+    record ProbeTaints(HealthTaint taint) implements DriverAction {}
 
     /** Tell the listener a device offered through DRA changed health. */
     record NotifyHealthChanged(ResourceName resource, String deviceId, Health from, Health to) implements DriverAction {}

@@ -1,5 +1,6 @@
 package io.vfiodp.dra;
 
+import io.vfiodp.dra.DriverAction.ProbeTaints;
 import io.vfiodp.dra.DriverAction.RemoveFiles;
 import io.vfiodp.dra.DriverAction.SaveCheckpoint;
 import io.vfiodp.dra.DriverAction.StartServer;
@@ -67,6 +68,11 @@ final class DriverEdges implements AutoCloseable {
     /** Starts the sync on the publisher's thread; {@code done} gets its outcome there. */
     void sync(SyncSlices s, Consumer<DriverEvent> done) {
         slices.sync(s.layout(), s.generation(), s.nodeUid(), outcome -> done.accept(new DriverEvent.SlicesSynced(outcome)));
+    }
+
+    /** Starts the dry run on the publisher's thread; {@code done} gets its outcome there. */
+    void probe(ProbeTaints p, Consumer<DriverEvent> done) {
+        slices.probeTaints(p.taint(), probe -> done.accept(new DriverEvent.TaintsProbed(probe)));
     }
 
     DriverEvent write(WriteFiles w) {

@@ -41,6 +41,9 @@ sealed interface DriverEvent {
     /** The outcome of a {@link DriverAction.SyncSlices}. */
     record SlicesSynced(SlicePublisher.Outcome outcome) implements DriverEvent {}
 
+    /** The outcome of a {@link DriverAction.ProbeTaints}. */
+    record TaintsProbed(SlicePublisher.Probe probe) implements DriverEvent {}
+
     /** The kubelet asks to prepare these claims; {@code call} names the answer. */
     record PrepareRequested(long call, List<ClaimRequest> requests) implements DriverEvent {
         public PrepareRequested {

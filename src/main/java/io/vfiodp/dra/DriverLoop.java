@@ -4,6 +4,7 @@ import io.vfiodp.dra.DriverAction.AnswerPrepare;
 import io.vfiodp.dra.DriverAction.AnswerUnprepare;
 import io.vfiodp.dra.DriverAction.Log;
 import io.vfiodp.dra.DriverAction.NotifyHealthChanged;
+import io.vfiodp.dra.DriverAction.ProbeTaints;
 import io.vfiodp.dra.DriverAction.RemoveFiles;
 import io.vfiodp.dra.DriverAction.SaveCheckpoint;
 import io.vfiodp.dra.DriverAction.SendHealth;
@@ -25,11 +26,13 @@ import io.vfiodp.triggers.Worker;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -69,6 +72,8 @@ final class DriverLoop {
     private final Map<Long, CompletableFuture<Map<String, Optional<String>>>> unprepares = new HashMap<>();
     private long calls;
     private ScheduledFuture<?> wakeUp;
+    // applied states waiting for the slices they imply to be written (or to fail)
+    private final List<CompletableFuture<Void>> slicesWritten = new ArrayList<>();
 
     /**
      * Starts the thread and its timers, then looks at the sockets (so serving starts at once).
@@ -109,9 +114,24 @@ final class DriverLoop {
         return listener;
     }
 
-    /** Offer {@code next}'s DRA part from now on. */
-    void apply(TargetState next) {
-        enqueue(() -> feedWithLook(new DriverEvent.TargetChanged(next)));
+    /**
+     * Offer {@code next}'s DRA part from now on. The answer completes once prepares are decided on
+     * it and the slices it implies are written, or their write failed (at once when closed).
+     */
+    CompletableFuture<Void> apply(TargetState next) {
+        CompletableFuture<Void> takenIn = new CompletableFuture<>();
+        if (!enqueue(() -> {
+            slicesWritten.add(takenIn);
+            feedWithLook(new DriverEvent.TargetChanged(next));
+        })) {
+            takenIn.complete(null);
+        }
+        return takenIn;
+    }
+
+    /** The devices prepared claims hold (and a call in progress may), as of the last step. */
+    Set<String> heldDevices() {
+        return state.heldDevices();
     }
 
     /** Look at the sockets again; cheap and coalesced, call it on any hint. */
@@ -196,6 +216,10 @@ final class DriverLoop {
                 }
             }
         }
+        if (!slicesWritten.isEmpty() && (state.closed() || !state.slices().wanted() && !state.slices().inFlight())) {
+            slicesWritten.forEach(f -> f.complete(null));
+            slicesWritten.clear();
+        }
     }
 
     private void execute(DriverAction action, Queue<List<DriverEvent>> outcomes) {
@@ -205,6 +229,7 @@ final class DriverLoop {
             case WakeAt w -> wakeUp = thread.schedule(this::requestCheck, Duration.ofNanos(w.nanos() - ticker.nanos()));
             case SendHealth h -> edges.sendHealth(h.list());
             case SyncSlices s -> edges.sync(s, outcome -> enqueue(() -> feed(List.of(outcome))));
+            case ProbeTaints p -> edges.probe(p, outcome -> enqueue(() -> feed(List.of(outcome))));
             case NotifyHealthChanged h -> listener.healthChanged(h.resource(), h.deviceId(), h.from(), h.to());
             case WriteFiles w -> outcomes.add(List.of(edges.write(w)));
             case RemoveFiles r -> outcomes.add(List.of(edges.remove(r)));
@@ -227,6 +252,7 @@ final class DriverLoop {
                 IllegalStateException closing = new IllegalStateException("the DRA driver is shutting down");
                 prepares.values().forEach(f -> f.completeExceptionally(closing));
                 unprepares.values().forEach(f -> f.completeExceptionally(closing));
+                slicesWritten.forEach(f -> f.complete(null));
                 edges.close();
             }
         }, CLOSE_WAIT);

@@ -48,7 +48,7 @@ final class DriverPass {
         this.health = s.health();
         this.sockets = new SocketPass(s.sockets(), Map.of(DriverSocket.SERVICE, settings.draSocket(), DriverSocket.REGISTRATION,
                 settings.registrationSocket()), settings.backoff(), now.nanos(), actions);
-        this.slices = new SlicePass(s.slices(), settings.nodeName(), settings.backoff(), now.nanos(), actions);
+        this.slices = new SlicePass(s.slices(), settings.nodeName(), settings.driverName(), settings.backoff(), now.nanos(), actions);
         this.claims = new ClaimPass(s.claims(), s.calls(), settings.driverName(), settings.nodeName(),
                 settings.pluginDir().resolve(Checkpoint.FILE), actions);
     }
@@ -113,9 +113,8 @@ final class DriverPass {
     }
 
     /**
-     * Serves what is due, publishes what a changed view implies (its health list and, since only
-     * healthy devices are offered, its slices), works on the claims, and asks to be woken for the
-     * next due time.
+     * Serves what is due, publishes what a changed view implies (its health list and its slices,
+     * where health shows as taints), works on the claims, and asks to be woken for the next due time.
      */
     void converge() {
         Optional<Long> wake = sockets.converge();
@@ -123,7 +122,7 @@ final class DriverPass {
             HealthList next = health.next(settings.nodeName(), view, now.wall().getEpochSecond());
             if (!next.sent().equals(health.sent())) actions.add(new SendHealth(next.sent().orElseThrow()));
             health = next;
-            slices.desire(SliceLayout.of(view));
+            slices.desire(SliceLayout.entries(view, settings.driverName()));
         }
         Optional<Long> retry = slices.converge();
         claims.converge(view);

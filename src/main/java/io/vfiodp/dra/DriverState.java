@@ -7,11 +7,13 @@ import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.ResourceName;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -43,6 +45,29 @@ record DriverState(TargetState target, boolean applied, DriverView view, SocketS
     static DriverState initial(SortedMap<String, PreparedClaim> claims, long now) {
         return new DriverState(TargetState.EMPTY, false, DriverView.EMPTY, SocketStates.startingAt(now), Optional.empty(), SliceState.INITIAL,
                 HealthList.NONE, claims, List.of(), false);
+    }
+
+    /**
+     * The IDs of the devices prepared claims hold, with those a call in progress may yet hold (a
+     * claim being prepared, one being unprepared whose removal is not recorded): what the device
+     * plugins must not offer.
+     */
+    Set<String> heldDevices() {
+        Set<String> held = new HashSet<>();
+        claims.values().forEach(c -> add(c, held));
+        for (ClaimCall call : calls) {
+            switch (call) {
+                case ClaimCall.Prepare p -> {
+                    if (p.awaiting() instanceof ClaimCall.Write w) add(w.claim(), held);
+                }
+                case ClaimCall.Unprepare u -> u.removed().values().forEach(c -> add(c, held));
+            }
+        }
+        return held;
+    }
+
+    private static void add(PreparedClaim c, Set<String> held) {
+        c.devices().forEach(d -> held.add(d.deviceId()));
     }
 
     /** The driver's standing, for probes, metrics and logs. */

@@ -12,6 +12,7 @@ import io.vfiodp.dra.DriverEvent.ResyncSlices;
 import io.vfiodp.dra.DriverEvent.ServerFailed;
 import io.vfiodp.dra.DriverEvent.ServerStarted;
 import io.vfiodp.dra.DriverEvent.SlicesSynced;
+import io.vfiodp.dra.DriverEvent.TaintsProbed;
 import io.vfiodp.dra.DriverEvent.TargetChanged;
 import io.vfiodp.dra.DriverEvent.UnprepareRequested;
 import java.util.List;
@@ -55,8 +56,9 @@ final class DriverStep {
                 case ServerFailed f -> p.sockets().startFailed(f);
                 case RegistrationVerdict v -> p.verdict(v);
                 case Heartbeat h -> p.heartbeat();
-                case ResyncSlices r -> p.slices().requestSync();
+                case ResyncSlices r -> p.slices().resync();
                 case SlicesSynced s -> p.slices().synced(s.outcome());
+                case TaintsProbed t -> p.slices().probed(t.probe());
                 case PrepareRequested r -> p.claims().requested(ClaimCall.Prepare.of(r.call(), r.requests()));
                 case UnprepareRequested r -> p.claims().requested(ClaimCall.Unprepare.of(r.call(), r.refs()));
                 case FilesWritten w -> p.claims().filesWritten(w);

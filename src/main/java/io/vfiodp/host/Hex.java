@@ -3,8 +3,8 @@ package io.vfiodp.host;
 /**
  * Ids in lower-case hex, zero-padded, as sysfs, lspci and selectors print them. What
  * {@code String.format("%04x", v)} prints, without the {@link java.util.Formatter} and its format
- * parsing: the first pass formats an id or two per PCI function, interpreted (on the
- * 1,410-function node of ServeBench, {@code String.format} was 22 ms of the policy's 56 ms).
+ * parsing: the first pass formats an id or two per PCI function, interpreted, where
+ * {@code String.format} was a large part of the policy's time (docs/benchmarks.md, "Choices in the code").
  */
 public final class Hex {
 

@@ -14,7 +14,7 @@ public record IommuGroup(int number, List<PciAddress> members) {
     /**
      * {@code members} sorted, each once. A loop, not a stream: a scan makes a group for every
      * IOMMU group of the host, and serve's first scan runs interpreted, where a stream pipeline
-     * per group cost 14 ms on ServeBench's 1,410-function node.
+     * per group costs a large node's first scan dearly (docs/benchmarks.md, "Choices in the code").
      */
     private static List<PciAddress> sortedDistinct(List<PciAddress> members) {
         PciAddress[] sorted = members.toArray(new PciAddress[0]);

@@ -77,8 +77,9 @@ public record PciAddress(int domain, int bus, int slot, int function) implements
     /*
      * equals and hashCode written out, exactly as a record's are generated (components compared with
      * ==; hash = 31 * previous + component, from 0), so that every hash order stays as it was. The
-     * generated ones run through a chain of method handles, interpreted in the first pass: 3 ms of the
-     * policy's group checks on ServeBench's 1,410-function node, against a few bytecodes here.
+     * generated ones run through a chain of method handles, interpreted in the first pass, where the
+     * policy's group checks call them for every function; here they are a few bytecodes
+     * (docs/benchmarks.md, "Choices in the code").
      */
     @Override
     public boolean equals(Object o) {

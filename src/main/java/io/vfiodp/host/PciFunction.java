@@ -42,6 +42,8 @@ public record PciFunction(
         Optional<String> pcieRoot) {
 
     public static final int VENDOR_NVIDIA = 0x10de;
+    private static final int CLASS_PCI_BRIDGE = 0x0604;
+    private static final int CLASS_NVSWITCH = 0x0680;
 
     public PciFunction {
         Objects.requireNonNull(address, "address");
@@ -62,6 +64,16 @@ public record PciFunction(
 
     public int baseClass() {
         return (classCode >> 16) & 0xff;
+    }
+
+    /** A PCI-to-PCI bridge or port (class 0x0604), which VFIO lets stay on its host driver in a passed-through group. */
+    public boolean isPciBridge() {
+        return (classCode >> 8) == CLASS_PCI_BRIDGE;
+    }
+
+    /** An NVIDIA NVSwitch (class 0x0680, NVIDIA's vendor id). */
+    public boolean isNvSwitch() {
+        return vendor == VENDOR_NVIDIA && (classCode >> 8) == CLASS_NVSWITCH;
     }
 
     public boolean isPhysicalFunction() {

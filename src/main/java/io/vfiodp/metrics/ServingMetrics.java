@@ -110,7 +110,7 @@ public final class ServingMetrics implements PluginListener {
                 .help("1 for the state of the last vGPU layout reconcile (pending, success, failed), 0 for the others; only with --manage-vgpus")
                 .labelNames("state").register(registry);
         draDevices = Gauge.builder().withoutExemplars().name("vfio_dp_dra_devices")
-                .help("Devices offered through DRA, by driver, resource and health; the Unhealthy ones are not in the ResourceSlices")
+                .help("Devices offered through DRA, by driver, resource and health; the Unhealthy ones are tainted NoSchedule in the ResourceSlices")
                 .labelNames("driver", "resource", "health").register(registry);
         draRegistered = Gauge.builder().withoutExemplars().name("vfio_dp_dra_registered")
                 .help("1 while the current kubelet has accepted the DRA driver's registration, 0 while it has not (yet); only with --dra-resources")

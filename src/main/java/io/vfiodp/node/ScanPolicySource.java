@@ -168,7 +168,7 @@ public final class ScanPolicySource implements NodeStateSource {
         lastDesired = e.result().desiredState();
         lastPermitted = config.permitted();
         DraRouting.Split split = routing.split(served);
-        DraOffer offer = DraOffer.describe(split.dra(), e.snapshot(), pciIds(e.snapshot()), lastOffer);
+        DraOffer offer = DraOffer.describe(split.dra(), e.snapshot(), e.pciIds(), lastOffer);
         lastOffer = offer;
         return new TargetState(split.devicePlugins(), e.snapshot().devNodes(), offer);
     }

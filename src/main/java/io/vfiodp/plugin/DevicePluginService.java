@@ -136,7 +136,7 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
     /**
      * One Allocate of the view's first healthy device through the same code as the kubelet's,
      * answered to no one: the first real call then finds its classes initialised and its
-     * constant pools resolved (about 11 ms on the first call otherwise). Neither the listener
+     * constant pools resolved instead of waiting for that (docs/benchmarks.md, "Choices in the code"). Neither the listener
      * (metrics, events) nor the log sees it. The request and the answer go through their wire
      * form, as on a socket. Called on the reconcile thread after a server has started.
      *
@@ -179,8 +179,9 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
                     if (response instanceof ServerCallStreamObserver<AllocateResponse> call) {
                         // Written once the answer is on the socket (close) or the call is gone (cancel), still on
                         // the transport thread and in order: the kubelet no longer waits for the line (the date's
-                        // SimpleDateFormat, System.err), 25-45 us of the Allocate p50 (ServeBench). The count
-                        // above stays before the answer, so that a scrape after the call sees it.
+                        // SimpleDateFormat, System.err), a share of every Allocate it would otherwise pay for
+                        // (docs/benchmarks.md, "Choices in the code"). The count above stays before the answer, so that a scrape after the
+                        // call sees it.
                         call.setOnCloseHandler(lines);
                         call.setOnCancelHandler(lines);
                     } else {

@@ -127,7 +127,7 @@ public final class PluginRuntime implements AutoCloseable {
                 listener);
         DirectoryWatch watch;
         try {
-            watch = watcher.watch(settings.pluginDir(), "device-plugin dir", change -> onPluginDirChange(change, loop, settings.pluginDir()));
+            watch = watcher.watch(settings.pluginDir(), "device-plugin dir", change -> PluginDirChanges.apply(change, loop, settings.pluginDir()));
         } catch (IOException e) {
             loop.close();
             registrar.close();
@@ -136,7 +136,7 @@ public final class PluginRuntime implements AutoCloseable {
         }
         Worker rescan = Worker.start(RESCAN_THREAD);
         PluginRuntime runtime = new PluginRuntime(group, registrar, loop, watch, rescan, source);
-        loop.apply(first);
+        source.devicePluginsHanded(first, loop.apply(first));
         runtime.rescanEvery(settings.rescanInterval());
         return runtime;
     }
@@ -146,25 +146,6 @@ public final class PluginRuntime implements AutoCloseable {
         void close() {
             registrar.close();
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-        }
-    }
-
-    /**
-     * The kubelet deletes our sockets and re-creates {@code kubelet.sock} when it restarts: a socket
-     * appearing or disappearing makes the loop look again, {@code kubelet.sock} created makes it
-     * register without waiting out a backoff.
-     */
-    private static void onPluginDirChange(DirectoryWatch.Change change, ReconcileLoop loop, java.nio.file.Path pluginDir) {
-        switch (change) {
-            case DirectoryWatch.Change.Entries e when e.created().contains(ReconcileLoop.KUBELET_SOCKET) -> loop.kubeletSocketCreated();
-            case DirectoryWatch.Change.Entries e -> {
-                if (e.any(name -> name.endsWith(".sock"))) loop.requestCheck();
-            }
-            case DirectoryWatch.Change.Appeared a -> {
-                if (Files.exists(pluginDir.resolve(ReconcileLoop.KUBELET_SOCKET))) loop.kubeletSocketCreated();
-                else loop.requestCheck();
-            }
-            case DirectoryWatch.Change.Vanished v -> loop.requestCheck();
         }
     }
 
@@ -226,6 +207,15 @@ public final class PluginRuntime implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code task} on the rescan thread, the one every pass after the first runs on, after the
+     * passes queued there; dropped once closed. The first pass's state is with the reconcile loop by
+     * the time {@link #start} returns, so work that follows from it waits for no kubelet call.
+     */
+    public void onPassThread(Runnable task) {
+        rescan.offer(task);
+    }
+
     private void rescanOnce() {
         pass(source::read);
     }
@@ -236,7 +226,8 @@ public final class PluginRuntime implements AutoCloseable {
 
     private void pass(java.util.function.Supplier<TargetState> read) {
         try {
-            loop.apply(read.get());
+            TargetState state = read.get();
+            source.devicePluginsHanded(state, loop.apply(state));
             if (source.wantsAnotherPass()) dropDepartedLater();
         } catch (RuntimeException e) {
             log.warn("rescan failed, keeping the previous state: {}", e.getMessage());
@@ -261,8 +252,7 @@ public final class PluginRuntime implements AutoCloseable {
         synchronized (this) {
             every = period;
         }
-        if (every != null && every.compareTo(kept) <= 0) return;
-        if (departuresPass != null && !departuresPass.isDone()) return;
+        if (every != null && every.compareTo(kept) <= 0 || departuresPass != null && !departuresPass.isDone()) return;
         try {
             departuresPass = rescan.schedule(this::rescanOnce, kept);
         } catch (java.util.concurrent.RejectedExecutionException closing) {

@@ -95,9 +95,27 @@ public final class ReconcileLoop implements AutoCloseable {
         thread.every(safetyCheck, this::requestCheck);
     }
 
-    /** Serve {@code next} from now on. A state equal to the current one changes nothing the kubelet sees. */
-    public void apply(TargetState next) {
-        enqueue(() -> checkThen(new ReconcileEvent.TargetChanged(next)));
+    /**
+     * Serve {@code next} from now on. A state equal to the current one changes nothing the kubelet
+     * sees. The answer completes once the handlers allocate from {@code next} alone: its views are
+     * in place and every call that read an older one is answered (the transport's thread has run a
+     * task queued after them); at once when the loop is closed.
+     */
+    public CompletableFuture<Void> apply(TargetState next) {
+        CompletableFuture<Void> takenIn = new CompletableFuture<>();
+        boolean queued = enqueue(() -> {
+            try {
+                checkThen(new ReconcileEvent.TargetChanged(next));
+            } finally {
+                try {
+                    group.submit(() -> takenIn.complete(null));
+                } catch (RejectedExecutionException stopping) {
+                    takenIn.complete(null);
+                }
+            }
+        });
+        if (!queued) takenIn.complete(null);
+        return takenIn;
     }
 
     /** Look again at sockets and {@code kubelet.sock}; cheap and coalesced, call it on any hint. */

@@ -49,7 +49,8 @@ public final class SocketNames {
     /**
      * Throws as {@link #forResource} would for {@code resource} in {@code dir}, without making the
      * name: the start-up check of the directory hashes nothing, so it loads none of the JDK's
-     * security providers (60 classes and the java.security file) before the first registration.
+     * security providers (their classes and the java.security file) before the first registration
+     * (docs/benchmarks.md, "Choices in the code").
      */
     public static void checkRoom(Path dir, ResourceName resource) {
         cutLength(dir, resource.value().replace('/', '_'));

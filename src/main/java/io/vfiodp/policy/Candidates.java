@@ -39,8 +39,8 @@ final class Candidates {
     final Map<String, Candidate> candidates = new TreeMap<>();
     /**
      * pci.ids model name → its name part: a node's GPUs are mostly one or two models, and the
-     * regular expression of {@link DefaultNames#fromModelName}, interpreted in the first pass, cost
-     * 5 ms for the 224 GPUs of ServeBench's large node.
+     * regular expression of {@link DefaultNames#fromModelName} runs interpreted in the first pass,
+     * once per GPU without this (docs/benchmarks.md, "Choices in the code").
      */
     private final Map<String, String> modelNames = new HashMap<>();
 
@@ -64,7 +64,7 @@ final class Candidates {
             return;
         }
         boolean display = f.baseClass() == 0x03;
-        boolean nvswitch = f.vendor() == PciFunction.VENDOR_NVIDIA && (f.classCode() >> 8) == 0x0680;
+        boolean nvswitch = f.isNvSwitch();
         boolean vfio = f.driver().map(PolicyEngine::isVfioDriver).orElse(false);
         if (selectors.isPresent()) {
             Optional<PermittedSelectors.Rule> rule = selectors.get().forPci(f.vendorDevice());

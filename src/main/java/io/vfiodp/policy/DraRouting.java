@@ -53,7 +53,8 @@ public record DraRouting(boolean all, SortedSet<ResourceName> resources) {
     /**
      * Whether any resource may go through DRA (not {@link #NONE}). Asked by serve's options, where
      * {@code equals} would be the process's first record {@code equals}: its {@code ObjectMethods}
-     * bootstrap spins method-handle forms at run time, 6 ms of interpreted start-up.
+     * bootstrap spins method-handle forms at run time, interpreted, on start-up's path
+     * (docs/benchmarks.md, "Choices in the code").
      */
     public boolean routesAny() {
         return all || !resources.isEmpty();

@@ -16,8 +16,6 @@ import java.util.Optional;
  */
 public final class GroupViability {
 
-    private static final int CLASS_PCI_BRIDGE = 0x0604;
-
     private GroupViability() {}
 
     /** Why {@code group} is not viable for {@code device}, or empty when VFIO accepts it. */
@@ -51,7 +49,7 @@ public final class GroupViability {
         String driver = f.driver().get();
         if (PolicyEngine.isVfioDriver(driver) || driver.equals("pci-stub")) return true;
         // The kernel's vfio_dev_driver_allowed lets bridges and ports stay on pcieport.
-        if ((f.classCode() >> 8) == CLASS_PCI_BRIDGE) return true;
+        if (f.isPciBridge()) return true;
         // An SR-IOV vGPU VF with a vGPU is driven through nvidia's own VFIO variant.
         return vf != null && vf.currentTypeId() != 0;
     }

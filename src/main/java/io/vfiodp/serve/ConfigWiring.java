@@ -10,6 +10,7 @@ import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.policy.config.ConfigSource;
 import io.vfiodp.policy.config.LocalConfig;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,13 +30,21 @@ record ConfigWiring(ConfigSource configs, ScanPolicySource.ProblemSink problems,
 
     /** Connects to the API when {@code config} says where it is; what it starts is registered with {@code closer}. */
     static ConfigWiring start(ServeConfig config, ServingMetrics metrics, Closer closer) {
+        return start(config, metrics, closer, KubeClients::standard, config.usesApi());
+    }
+
+    /**
+     * As {@link #start(ServeConfig, ServingMetrics, Closer)}, the client made by {@code clients} (a test's mock API server),
+     * when {@code apiWanted} (the options ask for it, or the DRA driver must run for claims left in its checkpoint).
+     */
+    static ConfigWiring start(ServeConfig config, ServingMetrics metrics, Closer closer, Supplier<KubernetesClient> clients, boolean apiWanted) {
         Optional<KubernetesClient> client = Optional.empty();
         if (config.followKubeVirt() && config.kubeApi().isEmpty()) {
             log.info("--kubevirt auto: no Kubernetes API configured (not in a pod, no kubeconfig); serving {} only", config.localDescription());
         }
-        if (config.kubeApi().isPresent()) {
+        if (config.kubeApi().isPresent() && apiWanted) {
             try {
-                client = Optional.of(closer.add(KubeClients.standard()));
+                client = Optional.of(closer.add(clients.get()));
             } catch (RuntimeException e) {
                 // a broken kubeconfig must not keep the GPUs from being served (DRA, which cannot do without it, says so itself)
                 log.warn("cannot set up a Kubernetes client ({}); serving {} only", e.getMessage(), config.localDescription());

@@ -5,12 +5,12 @@ import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.policy.config.ConfigSource.LayoutSetting;
+import io.vfiodp.kubelet.PodResourcesClient;
 import io.vfiodp.vgpu.Allocated;
 import io.vfiodp.vgpu.LayoutPlanner;
 import io.vfiodp.vgpu.LayoutReport;
 import io.vfiodp.vgpu.OwnedDevices;
 import io.vfiodp.vgpu.PlannedWrite;
-import io.vfiodp.vgpu.PodResourcesClient;
 import io.vfiodp.vgpu.StateFile;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -55,7 +55,7 @@ public final class DryRun {
                     Allocated allocated;
                     try (PodResourcesClient podResources = new PodResourcesClient(config.vgpu().podResourcesSocket(),
                             VgpuWiring.POD_RESOURCES_TIMEOUT)) {
-                        allocated = podResources.allocated();
+                        allocated = Allocated.of(podResources.read());
                     }
                     List<PlannedWrite> plan = d.types().creationEnabled()
                             ? new LayoutPlanner(() -> UUID.randomUUID().toString()).plan(snapshot, d.types().types(), owned, allocated)

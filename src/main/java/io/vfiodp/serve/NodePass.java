@@ -8,7 +8,8 @@ import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.config.ConfigSource;
 import io.vfiodp.vgpu.VgpuLayoutStep;
 import java.util.Optional;
-import java.util.function.Consumer;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -17,8 +18,9 @@ import java.util.function.LongSupplier;
  * layout in line when serve manages it, then scan and apply the policy. The scan metrics time the
  * reading and the scan, never the layout's sysfs writes. Where the scan follows kernel uevents
  * ({@link HostScans}), a pass whose layout step wrote to sysfs reads the whole host, as does
- * {@link #readFully()}: a vGPU type written to a VF sends no uevent. Every state a pass makes also
- * goes to the DRA driver, when one runs, before the device plugins get it: the passes come one after
+ * {@link #readFully()}: a vGPU type written to a VF sends no uevent. What scan and policy want is
+ * then cut by the {@link NodeSwitch} so that no device is offered both ways, and the state goes to
+ * the DRA driver, when one runs, before the device plugins get it: the passes come one after
  * another, so the driver sees the states in the order the device plugins do.
  */
 public final class NodePass implements NodeStateSource {
@@ -29,26 +31,30 @@ public final class NodePass implements NodeStateSource {
     private final ServingMetrics metrics;
     private final LongSupplier nanoTime;
     private final Optional<HostScans> scans;
-    private final Consumer<TargetState> dra;
+    private final Optional<NodeSwitch> handover;
+    private final Function<TargetState, CompletableFuture<Void>> dra;
 
-    /** A pass whose scan reads everything every time. */
+    /** A pass whose scan reads everything every time, for the device plugins alone. */
     public NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, ServingMetrics metrics,
                     LongSupplier nanoTime) {
-        this(configs, layout, scanPolicy, Optional.empty(), metrics, nanoTime, state -> {});
+        this(configs, layout, scanPolicy, Optional.empty(), metrics, nanoTime, Optional.empty(), state -> CompletableFuture.completedFuture(null));
     }
 
     /**
-     * @param scans the scans {@code scanPolicy} reads, when they may be incremental
-     * @param dra   takes every state the pass makes (the DRA driver's {@code apply}, which only enqueues)
+     * @param scans    the scans {@code scanPolicy} reads, when they may be incremental
+     * @param handover cuts every state so that no device is offered both ways; without it, states go as the policy made them
+     * @param dra      takes every state the pass makes (the DRA driver's {@code apply}, which only enqueues); its answer
+     *                 completes once the driver decides on it
      */
-    public NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, Optional<HostScans> scans,
-                    ServingMetrics metrics, LongSupplier nanoTime, Consumer<TargetState> dra) {
+    NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, Optional<HostScans> scans,
+             ServingMetrics metrics, LongSupplier nanoTime, Optional<NodeSwitch> handover, Function<TargetState, CompletableFuture<Void>> dra) {
         this.configs = configs;
         this.layout = layout;
         this.scanPolicy = scanPolicy;
         this.scans = scans;
         this.metrics = metrics;
         this.nanoTime = nanoTime;
+        this.handover = handover;
         this.dra = dra;
     }
 
@@ -72,9 +78,11 @@ public final class NodePass implements NodeStateSource {
         if (layout.isPresent() && layout.get().apply(config.layout())) scans.ifPresent(HostScans::fullScanNext);
         long scanStart = nanoTime.getAsLong();
         try {
-            TargetState state = scanPolicy.read(config);
+            TargetState wanted = scanPolicy.read(config);
             metrics.scanSucceeded(seconds(reading + nanoTime.getAsLong() - scanStart));
-            dra.accept(state);
+            TargetState state = handover.map(h -> h.decide(wanted)).orElse(wanted);
+            CompletableFuture<Void> takenIn = dra.apply(state);
+            handover.ifPresent(h -> h.handedToDra(state, takenIn));
             return state;
         } catch (RuntimeException e) {
             metrics.scanFailed(seconds(reading + nanoTime.getAsLong() - scanStart));
@@ -84,7 +92,12 @@ public final class NodePass implements NodeStateSource {
 
     @Override
     public boolean wantsAnotherPass() {
-        return scanPolicy.wantsAnotherPass();
+        return scanPolicy.wantsAnotherPass() || handover.map(NodeSwitch::waiting).orElse(false);
+    }
+
+    @Override
+    public void devicePluginsHanded(TargetState state, CompletableFuture<Void> takenIn) {
+        handover.ifPresent(h -> h.handedToPlugins(state, takenIn));
     }
 
     private static double seconds(long nanos) {

@@ -11,7 +11,11 @@ import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.host.uevent.UeventSocket;
 import io.vfiodp.host.vfio.VfioApiCheck;
 import io.vfiodp.host.vfio.VfioAvailability;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.kube.HealthEvents;
+import io.vfiodp.kube.KubeClients;
+import io.vfiodp.kubelet.PodResourcesClient;
+import io.vfiodp.kubelet.PodResourcesReading;
 import io.vfiodp.metrics.MetricsAddress;
 import io.vfiodp.metrics.MetricsServer;
 import io.vfiodp.metrics.ServingMetrics;
@@ -20,6 +24,7 @@ import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.plugin.PluginListeners;
 import io.vfiodp.plugin.PluginRuntime;
+import io.vfiodp.plugin.OfferedDevicesFile;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.triggers.DirectoryWatches;
 import io.vfiodp.vgpu.VgpuLayoutStep;
@@ -28,6 +33,8 @@ import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,6 +72,11 @@ public final class ServeApp implements AutoCloseable {
 
     /** As {@link #start(ServeConfig)}, with uevents from {@code uevents} (a fake kernel's, in tests). */
     static ServeApp start(ServeConfig config, UeventWiring.Opener uevents) throws IOException {
+        return start(config, uevents, KubeClients::standard);
+    }
+
+    /** As {@link #start(ServeConfig, UeventWiring.Opener)}, the Kubernetes client made by {@code clients} (a mock API server's, in tests). */
+    static ServeApp start(ServeConfig config, UeventWiring.Opener uevents, Supplier<KubernetesClient> clients) throws IOException {
         log.info("serve: sysfs {}, dev {}, device-plugin dir {}, uevents {}, metrics on {}; permitted devices from {}{}",
                 config.sysfsRoot(), config.devRoot(), config.devicePluginDir(), config.uevents(),
                 config.metricsAddress().isBlank() ? "(disabled)" : config.metricsAddress(), config.localDescription(),
@@ -76,21 +88,30 @@ public final class ServeApp implements AutoCloseable {
         ServingMetrics metrics = new ServingMetrics(registry, config.version(), Clock.systemUTC());
         Closer closer = new Closer();
         try {
-            ConfigWiring configs = ConfigWiring.start(config, metrics, closer);
+            // a DRA driver that ran here runs on with nothing routed to it: for its slices and the claims it prepared
+            ConfigWiring configs = ConfigWiring.start(config, metrics, closer, clients, config.usesApi() || DraWiring.runsAnyway(config));
             // closed after every part that watches on it (the closer goes in reverse)
             DirectoryWatches watches = closer.add(DirectoryWatches.start(DIR_WATCH_THREAD));
             // closed after the runtime and layout step that scan on it (the closer goes in reverse)
             ReaderPool readers = closer.add(ReaderPool.forThisMachine());
             SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot(), readers);
             HostScans scans = new HostScans(scanner);
-            // closed after the runtime whose passes feed it (the closer goes in reverse)
-            PassthroughWatch doctor = closer.add(new PassthroughWatch(doctorSettings(config), checkVfio(config, metrics), metrics::passthrough));
+            PassthroughWatch doctor = new PassthroughWatch(doctorSettings(config), checkVfio(config, metrics), metrics::passthrough);
             ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), vendors -> PciIds.load(config.pciIds(), vendors),
                     Optional.of(configs.problems()), config.dra().routing(), doctor::passed);
-            Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, closer);
-            Optional<DraDriver> dra = DraWiring.start(config, configs.client(), configs.events(), metrics, watches, closer);
+            // one client for every part that asks the kubelet what pods hold; its thread starts at the first question
+            Optional<PodResourcesClient> podResources = config.vgpu().manage() || config.dra().enabled()
+                    ? Optional.of(closer.add(new PodResourcesClient(config.vgpu().podResourcesSocket(), VgpuWiring.POD_RESOURCES_TIMEOUT)))
+                    : Optional.empty();
+            Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, podResources);
+            DraWiring.Started draStarted = DraWiring.start(config, configs.client(), configs.events(), metrics, watches, closer);
+            Optional<DraDriver> dra = draStarted.driver();
+            Supplier<PodResourcesReading> pods = podResources.<Supplier<PodResourcesReading>>map(c -> c::read)
+                    .orElse(() -> new PodResourcesReading.Unreadable("no PodResources client: no resource is routed to DRA"));
+            NodeSwitch handover = new NodeSwitch(new OfferedDevicesFile(config.devicePluginDir()), pods, draStarted.held(),
+                    config.dra().driverName(), config.nodeName().orElse(""), NodeSwitch.TAKE_IN_WAIT);
             NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime,
-                    state -> dra.ifPresent(d -> d.apply(state)));
+                    Optional.of(handover), state -> dra.map(d -> d.apply(state)).orElse(CompletableFuture.completedFuture(null)));
             // before the first scan: a change between that scan and the socket would be missed
             UeventWiring kernelEvents = UeventWiring.open(config, scans, uevents, closer);
 
@@ -102,6 +123,8 @@ public final class ServeApp implements AutoCloseable {
             }
             PluginRuntime runtime = closer.add(PluginRuntime.start(PluginSettings.of(config.devicePluginDir(), kernelEvents.rescanPeriod()),
                     pass, listener, watches));
+            // the first pass's state is with the reconcile loop and the DRA driver, which register on threads of their own
+            runtime.onPassThread(doctor::tellFirstPass);
             kernelEvents.listen(runtime, closer);
             // the kernel creates /dev/vfio/<group> when a group's last member binds to a VFIO driver and removes it when one unbinds
             closer.add(watches.watch(config.devRoot().resolve("vfio"), "/dev/vfio dir", change -> runtime.rescanNow()));

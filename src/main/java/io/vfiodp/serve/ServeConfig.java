@@ -15,8 +15,9 @@ import java.util.Optional;
  * @param pciIds          an explicit pci.ids file, else the usual lookup order
  * @param config          the {@code --config} file, else the default policy
  * @param followKubeVirt  follow the KubeVirt CR ({@code --kubevirt auto}) when an API is configured
- * @param kubeApi         where the Kubernetes API is configured ({@code in-cluster service 10.0.0.1}); empty: none is,
- *                        or neither {@code --kubevirt auto} nor DRA asks for it (the API is never used)
+ * @param kubeApi         where the Kubernetes API is configured ({@code in-cluster service 10.0.0.1}); empty: none is. It is
+ *                        used when {@code --kubevirt auto} or DRA asks for it ({@link #usesApi()}), or where the DRA
+ *                        driver ran, for the slices it left and the claims it must see unprepared
  * @param metricsAddress  the HTTP endpoints' address as given ({@code [HOST]:PORT}); empty disables them
  * @param rescanInterval  the full rescan period as given ({@code --rescan-interval}); empty: {@link #rescanPeriod(boolean) the default}
  * @param uevents         whether kernel uevents are listened to
@@ -86,13 +87,18 @@ public record ServeConfig(Path sysfsRoot, Path devRoot, Path procRoot, Optional<
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(devicePluginDir, "devicePluginDir");
         Objects.requireNonNull(dra, "dra");
-        kubeApi = followKubeVirt || dra.enabled() ? Objects.requireNonNull(kubeApi, "kubeApi") : Optional.empty();
+        Objects.requireNonNull(kubeApi, "kubeApi");
         nodeName = nodeName.filter(n -> !n.isBlank());
         Objects.requireNonNull(rescanInterval, "rescanInterval");
         Objects.requireNonNull(uevents, "uevents");
         Objects.requireNonNull(metricsAddress, "metricsAddress");
         Objects.requireNonNull(vgpu, "vgpu");
         Objects.requireNonNull(version, "version");
+    }
+
+    /** Whether the options ask for the Kubernetes API: {@code --kubevirt auto}, or a resource routed to DRA. */
+    public boolean usesApi() {
+        return followKubeVirt || dra.enabled();
     }
 
     /** The full rescan period: {@code --rescan-interval} when given, else the default for whether uevents arrive. */

@@ -76,7 +76,7 @@ public final class ServePrestart {
      * keys. A record's {@code equals}, {@code hashCode} and {@code toString} are bootstrapped by
      * {@code java.lang.runtime.ObjectMethods} at their first call, which the AOT cache cannot do ahead
      * of time; the process's first such bootstrap also builds the method-handle forms every later one
-     * reuses: 6-8 ms, interpreted, of the first pass otherwise, and 1 ms for each further record.
+     * reuses, interpreted, which the first pass would otherwise wait for (docs/benchmarks.md, "Choices in the code").
      */
     static void linkRecordMethods() {
         ResourceName name = ResourceName.of(DefaultNames.DOMAIN + "/PRESTART");

@@ -9,7 +9,8 @@ import io.vfiodp.vgpu.LayoutEvents;
 import io.vfiodp.vgpu.LayoutExecutor;
 import io.vfiodp.vgpu.LayoutManager;
 import io.vfiodp.vgpu.LayoutPlanner;
-import io.vfiodp.vgpu.PodResourcesClient;
+import io.vfiodp.kubelet.PodResourcesClient;
+import io.vfiodp.vgpu.KubeletAllocations;
 import io.vfiodp.vgpu.StateFile;
 import io.vfiodp.vgpu.SysfsWriter;
 import io.vfiodp.vgpu.VgpuLayoutStep;
@@ -25,18 +26,18 @@ final class VgpuWiring {
 
     private VgpuWiring() {}
 
-    /** The layout step when serve manages vGPUs, else empty; what it starts is registered with {@code closer}. */
+    /** The layout step when serve manages vGPUs, else empty; it asks {@code podResources} (there when it does) which vGPUs are in use. */
     static Optional<VgpuLayoutStep> start(ServeConfig config, Supplier<HostSnapshot> scan, Optional<KubernetesClient> client,
-                                          Optional<NodeEventRecorder> recorder, ServingMetrics metrics, Closer closer) {
+                                          Optional<NodeEventRecorder> recorder, ServingMetrics metrics, Optional<PodResourcesClient> podResources) {
         if (!config.vgpu().manage()) return Optional.empty();
         LayoutEvents events = LayoutEvents.NONE;
         if (client.isPresent() && config.nodeName().isPresent() && recorder.isPresent()) {
             events = new NodeLayoutEvents(client.get(), config.nodeName().get(), recorder.get());
         }
         events = countedIn(events, metrics);
-        PodResourcesClient podResources = closer.add(new PodResourcesClient(config.vgpu().podResourcesSocket(), POD_RESOURCES_TIMEOUT));
+        PodResourcesClient kubelet = podResources.orElseThrow();
         StateFile state = new StateFile(config.vgpu().stateDir());
-        LayoutManager manager = new LayoutManager(scan, podResources::allocated, new LayoutPlanner(() -> UUID.randomUUID().toString()),
+        LayoutManager manager = new LayoutManager(scan, new KubeletAllocations(kubelet::read), new LayoutPlanner(() -> UUID.randomUUID().toString()),
                 new LayoutExecutor(config.sysfsRoot(), SysfsWriter.KERNEL, state, events), state, events);
         return Optional.of(new VgpuLayoutStep(manager));
     }

@@ -48,9 +48,9 @@ public final class UeventWatch implements AutoCloseable {
      */
     public record Coalescing(Duration quiet, Duration longest) {
         /**
-         * A bind's or hot-remove's events come within a few ms of each other (6.6 ms from the first
-         * to the last, median, on the test bed's TCG guest); 25 ms ends a burst well after them and
-         * adds little to the second it may take to reach the kubelet.
+         * A bind's or hot-remove's events come close together (on the test bed's guest:
+         * docs/benchmarks.md, "Kernel uevents → ListAndWatch"); the quiet period ends a burst well
+         * after them and adds little to the second it may take to reach the kubelet.
          */
         public static final Coalescing DEFAULT = new Coalescing(Duration.ofMillis(25), Duration.ofMillis(250));
 

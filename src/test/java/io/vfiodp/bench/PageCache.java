@@ -14,8 +14,8 @@ import java.util.stream.Stream;
  * files as a node first reads them from disk. Why it matters: how a file came into the cache
  * decides the size of its cached folios, and with them how much of it the kernel maps around each
  * page fault. An image the build has just written (the jar by {@code jar}, the AOT cache by the
- * JVM) showed 1.5 MiB more VmHWM than the same files read back from disk (78.1 against 76.6 MiB,
- * same run), an image built a day earlier none.
+ * JVM) showed a higher VmHWM than the same files read back from disk, an image built a day earlier
+ * none (docs/benchmarks.md, "`serve`: start-up, Allocate, memory").
  */
 final class PageCache {
 

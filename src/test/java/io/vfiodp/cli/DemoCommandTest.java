@@ -215,14 +215,16 @@ class DemoCommandTest {
                         + " v1.DRAPlugin\n",
                 "  GET /readyz  200  ready: 0 resource(s) and the DRA driver registered with the kubelet\n",
                 "== ResourceSlice demo-node-vfio-device-plugin.io-0 (driver vfio-device-plugin.io, pool demo-node generation 1, node demo-node,"
-                        + " owned by Node demo-node); unhealthy devices stay out\n",
+                        + " owned by Node demo-node); an unhealthy device stays in, tainted with the reason\n",
+                "  pci-0000-b2-00-0  deviceID=0x1eb8, iommuGroup=65, kind=passthrough, ",
+                "      taint vfio-device-plugin.io/unhealthy=IOMMU-group-65-dev-vfio-65-missing:NoSchedule\n",
                 "== ResourceClaim vms/vm-gpu, allocated as the scheduler leaves it: request gpu -> pci-0000-b1-00-0 in pool demo-node"
                         + " (0000:b1:00.0, the device Allocate handed out above)\n",
                 "== NodeUnprepareResources (the VM's pod is gone): ok; CDI specs left in ",
                 "== Shut down: serve stopped, its registration and DRA sockets removed\n");
-        // the healthy three are published; 0000:b2:00.0, whose group node is missing, is not
+        // all four are published; 0000:b2:00.0, whose group node is missing, with its taint
         assertThat(output.lines().filter(l -> l.startsWith("  pci-0000-")).map(l -> l.split(" ")[2]))
-                .containsExactly("pci-0000-1a-00-0", "pci-0000-1b-00-0", "pci-0000-b1-00-0");
+                .containsExactly("pci-0000-1a-00-0", "pci-0000-1b-00-0", "pci-0000-b1-00-0", "pci-0000-b2-00-0");
     }
 
     @Test

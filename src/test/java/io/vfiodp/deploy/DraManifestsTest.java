@@ -84,7 +84,11 @@ class DraManifestsTest {
         expected.addAll(List.of(
                 defaults.registryDir() + " <- hostPath " + defaults.registryDir() + " Directory (read-write)",
                 defaults.pluginDir() + " <- hostPath " + defaults.pluginDir() + " DirectoryOrCreate (read-write)",
-                defaults.cdiDir() + " <- hostPath " + defaults.cdiDir() + " DirectoryOrCreate (read-write)"));
+                defaults.cdiDir() + " <- hostPath " + defaults.cdiDir() + " DirectoryOrCreate (read-write)",
+                // serve's default --pod-resources-socket is in it: which devices pods hold, before one goes to DRA
+                "/var/lib/kubelet/pod-resources <- hostPath /var/lib/kubelet/pod-resources Directory (read-only)"));
         assertThat(mounts(m)).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(((Path) option(serveOptions(m.container()), "--pod-resources-socket")).getParent())
+                .isEqualTo(Path.of("/var/lib/kubelet/pod-resources"));
     }
 }

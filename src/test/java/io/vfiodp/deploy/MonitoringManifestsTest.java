@@ -106,7 +106,7 @@ class MonitoringManifestsTest {
                 .get("groups")).getFirst().get("rules");
 
         assertThat(rules).extracting(rule -> rule.get("alert")).containsExactly("VfioDeviceUnhealthy", "VfioResourceNotRegistered",
-                "VfioKubeVirtCrUnreadable", "VfioPermittedHostDeviceInvalid", "VfioScanFailing", "VfioScanStale", "VfioVgpuLayoutNotConverged",
+                "VfioPassthroughBlocked", "VfioKubeVirtCrUnreadable", "VfioPermittedHostDeviceInvalid", "VfioScanFailing", "VfioScanStale", "VfioVgpuLayoutNotConverged",
                 "VfioDraDeviceUnhealthy", "VfioDraDriverNotRegistered", "VfioDraSlicesNotPublished", "VfioDraPrepareFailing");
         assertThat(rules).allSatisfy(rule -> {
             assertThat((Map<String, String>) rule.get("labels")).containsKey("severity");

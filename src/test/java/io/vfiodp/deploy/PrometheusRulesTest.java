@@ -43,7 +43,7 @@ class PrometheusRulesTest {
         Promtool.Run run = promtool.run(dir, Optional.empty(), "check", "rules", "rules.yaml");
 
         assertThat(run.exitCode()).as(run.toString()).isZero();
-        assertThat(run.output()).contains("SUCCESS: 11 rules found");
+        assertThat(run.output()).contains("SUCCESS: 12 rules found");
     }
 
     @Test
@@ -85,7 +85,7 @@ class PrometheusRulesTest {
             }
         }
 
-        assertThat(alerts).hasSize(11);
+        assertThat(alerts).hasSize(12);
         assertThat(fired).as("alerts with series that fire them").containsExactlyInAnyOrderElementsOf(alerts);
         assertThat(quiet).as("alerts with series that do not fire them").containsExactlyInAnyOrderElementsOf(alerts);
     }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code serve --dra-resources} as a process, as the deploy/dra DaemonSet runs it: a copy of the
  * t4-numa node, the device-plugin kubelet and the DRA kubelet simulators, and a mock API server
  * with the Node. The one resource goes through DRA and nowhere else; a claim is prepared; a group
- * node that disappears makes the device leave the slice, and becomes an Event and metrics.
+ * node that disappears taints the device in the slice, and becomes an Event and metrics.
  */
 class ServeDraTest {
 
@@ -49,6 +49,13 @@ class ServeDraTest {
         return s.getSpec().getDevices().stream().map(d -> d.getName()).toList();
     }
 
+    /** {@code <device> <value>} of every NoSchedule taint of ours in the slice. */
+    private static List<String> taintValues(ResourceSlice s) {
+        return s.getSpec().getDevices().stream().filter(d -> d.getTaints() != null).flatMap(d -> d.getTaints().stream()
+                .filter(t -> t.getKey().equals("vfio-device-plugin.io/unhealthy") && t.getEffect().equals("NoSchedule"))
+                .map(t -> d.getName() + " " + t.getValue())).toList();
+    }
+
     @Test
     void aResourceRoutedToDraIsPublishedPreparedAndHealthWatchedAndNeverOfferedToTheDevicePlugins() throws Exception {
         HostTree host = HostTree.copy(Path.of("src/test/resources/sysfs-fixtures/t4-numa"), temp.resolve("node"));
@@ -65,7 +72,10 @@ class ServeDraTest {
                 await().atMost(WAIT).until(() -> serve.get("/readyz").equals("ready: 0 resource(s) and the DRA driver registered with the kubelet\n"));
                 List<ResourceSlice> slices = await().atMost(WAIT).until(
                         () -> api.client().dynamicResourceAllocation().v1().resourcesSlices().list().getItems(), l -> l.size() == 1);
-                assertThat(deviceNames(slices.getFirst())).containsExactly("pci-0000-1a-00-0", "pci-0000-1b-00-0", "pci-0000-b1-00-0");
+                // 0000:b2:00.0, whose group node is missing, is in it with a taint that says so
+                assertThat(deviceNames(slices.getFirst())).containsExactly("pci-0000-1a-00-0", "pci-0000-1b-00-0", "pci-0000-b1-00-0",
+                        "pci-0000-b2-00-0");
+                assertThat(taintValues(slices.getFirst())).containsExactly("pci-0000-b2-00-0 IOMMU-group-65-dev-vfio-65-missing");
                 assertThat(slices.getFirst().getSpec().getNodeName()).isEqualTo(NODE);
 
                 ResourceClaim claim = Claims.create(api.client(), Claims.allocated("vm-gpu", "uid-1", Claims.result("gpu",
@@ -78,8 +88,9 @@ class ServeDraTest {
                         "vfio-device-plugin.io/metadata=" + uid + "_gpu");
 
                 host.removeGroupNode(24);
-                await().atMost(WAIT).until(() -> deviceNames(api.client().dynamicResourceAllocation().v1().resourcesSlices().list().getItems()
-                        .getFirst()), names -> names.equals(List.of("pci-0000-1b-00-0", "pci-0000-b1-00-0")));
+                await().atMost(WAIT).until(() -> taintValues(api.client().dynamicResourceAllocation().v1().resourcesSlices().list().getItems()
+                        .getFirst()), taints -> taints.equals(List.of("pci-0000-1a-00-0 IOMMU-group-24-dev-vfio-24-missing",
+                        "pci-0000-b2-00-0 IOMMU-group-65-dev-vfio-65-missing")));
                 List<Event> events = await().atMost(WAIT).until(api::nodeEvents, l -> !l.isEmpty());
                 assertThat(events).singleElement().satisfies(e -> {
                     assertThat(e.getReason()).isEqualTo("VfioDeviceUnhealthy");

@@ -184,7 +184,7 @@ class ServeMetricsTest {
         }
 
         assertThat(sampleNames(exposition)).containsAll(used);
-        assertThat(used).hasSize(11);
+        assertThat(used).hasSize(12);
     }
 
     /** Every PromQL query of the dashboard, with Grafana's variables as Prometheus would get them. */
@@ -209,7 +209,7 @@ class ServeMetricsTest {
         assertThat(sampleNames(exposition)).containsAll(used);
         assertThat(used).contains("vfio_dp_devices", "vfio_dp_resource_registered", "vfio_dp_registrations_total", "vfio_dp_allocations_total",
                 "vfio_dp_scan_duration_seconds_bucket", "vfio_dp_reconcile_duration_seconds_bucket", "vfio_dp_dra_devices", "vfio_dp_dra_registered",
-                "vfio_dp_dra_slices_published", "vfio_dp_dra_prepared_claims", "vfio_dp_dra_prepare_errors_total");
+                "vfio_dp_dra_slices_published", "vfio_dp_dra_prepared_claims", "vfio_dp_dra_prepare_errors_total", "vfio_dp_passthrough_possible");
     }
 
     @Test

@@ -8,12 +8,17 @@ import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.policy.config.LocalConfig;
 import java.io.IOException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class PassthroughWatchTest {
+
+    @TempDir Path dir;
 
     private record Standing(boolean possible, List<String> failing) {}
 
@@ -54,12 +59,34 @@ class PassthroughWatchTest {
     }
 
     @Test
-    void aFirstPassWithADeviceIsReadyAtOnceAndItsExaminationsThreadEndsWithClose() throws IOException {
-        watch.passed(pass("doctor-ready"));
-        watch.close();
+    void aFirstPassWithADeviceIsReadyAtOnceAndIsExaminedWhenItsLineIsAskedFor() throws IOException {
+        try (ServerSocketChannel kubelet = Nodes.kubeletSocket(dir.resolve("device-plugins"))) {
+            PassthroughWatch ready = new PassthroughWatch(Nodes.settings("doctor-ready", Optional.empty(),
+                    new KubeletPaths(dir.resolve("device-plugins"), false, dir.resolve("plugins_registry"), dir.resolve("cdi"))),
+                    new VfioAvailability.Available(0, true, true), (possible, failing) -> told.add(new Standing(possible, failing)));
 
-        assertThat(watch.nothingToPassThrough()).isEmpty();
-        assertThat(told).containsExactly(new Standing(true, List.of()));
-        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals(PassthroughWatch.THREAD) && t.isAlive());
+            ready.passed(pass("doctor-ready"));
+
+            assertThat(ready.nothingToPassThrough()).isEmpty();
+            assertThat(told).containsExactly(new Standing(true, List.of()));
+            assertThat(ready.tellFirstPass()).hasValue("doctor: ready: 0 fail, 0 warn, 24 ok");
+        }
+    }
+
+    @Test
+    void theFirstPasssLineIsToldOnce() throws IOException {
+        watch.passed(pass("doctor-ready"));
+        watch.tellFirstPass();
+        watch.passed(pass("doctor-ready"));
+
+        assertThat(watch.tellFirstPass()).isEmpty();
+    }
+
+    @Test
+    void aFirstPassWithNothingToPassThroughIsToldAtOnceNotAgainLater() throws IOException {
+        watch.passed(pass("doctor-iommu-off"));
+        watch.passed(pass("doctor-ready"));
+
+        assertThat(watch.tellFirstPass()).isEmpty();
     }
 }

@@ -53,8 +53,17 @@ public final class DraHarness implements AutoCloseable {
     public DraDriver driver;
 
     DraHarness(Path root, List<String> kubeletServices) {
+        this(root, kubeletServices, DraNodes.settings(root));
+    }
+
+    /** A driver with {@code settings} (its directories under {@code root}), the kubelet knowing v1 and v1beta1. */
+    DraHarness(Path root, DraSettings settings) {
+        this(root, DraKubeletSimulator.KUBELET_136, settings);
+    }
+
+    private DraHarness(Path root, List<String> kubeletServices, DraSettings settings) {
         this.root = root;
-        this.settings = DraNodes.settings(root);
+        this.settings = settings;
         try {
             Files.createDirectories(settings.registryDir());
         } catch (IOException e) {

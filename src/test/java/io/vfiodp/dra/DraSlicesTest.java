@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.DesiredResource;
@@ -19,7 +20,10 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The ResourceSlices the driver keeps in the API (fabric8's mock server in CRUD mode). */
+/**
+ * The ResourceSlices the driver keeps in the API (fabric8's mock server in CRUD mode, which can
+ * also play an API server whose feature DRADeviceTaints is off).
+ */
 class DraSlicesTest {
 
     @TempDir Path root;
@@ -50,8 +54,23 @@ class DraSlicesTest {
         return h.slices().getFirst();
     }
 
+    private static List<DeviceTaint> taints(ResourceSlice s, String device) {
+        List<DeviceTaint> t = s.getSpec().getDevices().stream().filter(d -> d.getName().equals(device)).findFirst().orElseThrow().getTaints();
+        return t == null ? List.of() : t;
+    }
+
+    private static DeviceTaint taint(String value) {
+        DeviceTaint t = new DeviceTaint();
+        t.setKey("vfio-device-plugin.io/unhealthy");
+        t.setValue(value);
+        t.setEffect("NoSchedule");
+        return t;
+    }
+
+    private static final List<String> POOL = List.of("pci-0000-1a-00-0", "pci-0000-1b-00-0", "pci-0000-b1-00-0", "pci-0000-b2-00-0");
+
     @Test
-    void aPassthroughNodePublishesItsHealthyGpusInOneSliceOfItsPool() {
+    void aPassthroughNodePublishesItsGpusInOneSliceOfItsPool() {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
             ResourceSlice s = onlySlice(h, 1);
             assertThat(s.getMetadata().getName()).isEqualTo("node-a-vfio-device-plugin.io-0");
@@ -64,8 +83,8 @@ class DraSlicesTest {
             assertThat(s.getSpec().getNodeName()).isEqualTo("node-a");
             assertThat(s.getSpec().getPool().getName()).isEqualTo("node-a");
             assertThat(s.getSpec().getPool().getResourceSliceCount()).isEqualTo(1L);
-            // 0000:b2:00.0 has no /dev/vfio/65 on this node: unhealthy, so not offered
-            assertThat(deviceNames(s)).containsExactly("pci-0000-1a-00-0", "pci-0000-1b-00-0", "pci-0000-b1-00-0");
+            assertThat(deviceNames(s)).containsExactlyElementsOf(POOL);
+            assertThat(taints(s, "pci-0000-b1-00-0")).isEmpty();
             assertThat(attributes(s, "pci-0000-b1-00-0")).isEqualTo(new TreeMap<>(Map.of(
                     "kind", text("passthrough"),
                     "resourceName", text("nvidia.com/TU104GL_TESLA_T4"),
@@ -113,13 +132,81 @@ class DraSlicesTest {
     }
 
     @Test
-    void aDeviceGoneUnhealthyLeavesTheSliceAndComesBackWithTheNextGeneration() {
+    void anUnhealthyDeviceStaysInTheSliceWithANoScheduleTaintThatSaysWhy() {
+        try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
+            // 0000:b2:00.0 has no /dev/vfio/65 on this node
+            assertThat(taints(onlySlice(h, 1), "pci-0000-b2-00-0")).containsExactly(taint("IOMMU-group-65-dev-vfio-65-missing"));
+        }
+    }
+
+    @Test
+    void aDeviceGoneUnhealthyIsTaintedAndLosesItsTaintWhenHealthyAgainEachAtTheNextGeneration() {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
             onlySlice(h, 1);
             h.driver.apply(DraNodes.withHealth(DraNodes.allDra("t4-numa"), "0000:1b:00.0", Health.unhealthy("/dev/vfio/25 disappeared")));
-            assertThat(deviceNames(onlySlice(h, 2))).containsExactly("pci-0000-1a-00-0", "pci-0000-b1-00-0");
+            ResourceSlice tainted = onlySlice(h, 2);
+            assertThat(deviceNames(tainted)).containsExactlyElementsOf(POOL);
+            assertThat(taints(tainted, "pci-0000-1b-00-0")).containsExactly(taint("dev-vfio-25-disappeared"));
             h.driver.apply(DraNodes.allDra("t4-numa"));
-            assertThat(deviceNames(onlySlice(h, 3))).containsExactly("pci-0000-1a-00-0", "pci-0000-1b-00-0", "pci-0000-b1-00-0");
+            assertThat(taints(onlySlice(h, 3), "pci-0000-1b-00-0")).isEmpty();
+        }
+    }
+
+    @Test
+    void whereTheApiServerDropsTaintsAnUnhealthyDeviceLeavesTheSliceInstead() {
+        try (DraHarness h = new DraHarness(root)) {
+            h.api.dropDeviceTaints(true);
+            h.start(DraNodes.allDra("t4-numa"));
+            ResourceSlice s = onlySlice(h, 1);
+            assertThat(deviceNames(s)).containsExactly("pci-0000-1a-00-0", "pci-0000-1b-00-0", "pci-0000-b1-00-0");
+            h.driver.apply(DraNodes.withHealth(DraNodes.allDra("t4-numa"), "0000:1b:00.0", Health.unhealthy("/dev/vfio/25 disappeared")));
+            assertThat(deviceNames(onlySlice(h, 2))).containsExactly("pci-0000-1a-00-0", "pci-0000-b1-00-0");
+            // the dry runs that asked stored nothing
+            assertThat(h.slices()).hasSize(1);
+        }
+    }
+
+    @Test
+    void whenTheApiServerKeepsTaintsAgainTheResyncPutsTheUnhealthyDeviceBackTainted() {
+        try (DraHarness h = new DraHarness(root, DraNodes.settings(root).withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1),
+                Duration.ofMillis(300)))) {
+            h.api.dropDeviceTaints(true);
+            h.start(DraNodes.allDra("t4-numa"));
+            assertThat(deviceNames(onlySlice(h, 1))).containsExactly("pci-0000-1a-00-0", "pci-0000-1b-00-0", "pci-0000-b1-00-0");
+            h.api.dropDeviceTaints(false);
+            ResourceSlice s = onlySlice(h, 2);
+            assertThat(deviceNames(s)).containsExactlyElementsOf(POOL);
+            assertThat(taints(s, "pci-0000-b2-00-0")).containsExactly(taint("IOMMU-group-65-dev-vfio-65-missing"));
+        }
+    }
+
+    @Test
+    void aSliceWhoseTaintTheApiServerStampedIsNotWrittenAgainAtTheResync() {
+        try (DraHarness h = new DraHarness(root, DraNodes.settings(root).withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1),
+                Duration.ofMillis(200)))) {
+            h.start(DraNodes.allDra("t4-numa"));
+            ResourceSlice first = onlySlice(h, 1);
+            first.getSpec().getDevices().stream().filter(d -> d.getName().equals("pci-0000-b2-00-0")).findFirst().orElseThrow()
+                    .getTaints().getFirst().setTimeAdded("2026-05-04T09:59:00Z");
+            h.api.client().dynamicResourceAllocation().v1().resourcesSlices().resource(first).update();
+            // several resyncs compare it: the stamp is the API server's, not a difference
+            await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(30)).until(() -> h.slices().getFirst().getSpec().getPool()
+                    .getGeneration() == 1);
+        }
+    }
+
+    @Test
+    void aTaintKeepsTheTimeTheApiServerStampedItWithWhenItsSliceIsWrittenAgain() {
+        try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
+            ResourceSlice first = onlySlice(h, 1);
+            // as kube-apiserver does, stamp the taint's timeAdded
+            first.getSpec().getDevices().stream().filter(d -> d.getName().equals("pci-0000-b2-00-0")).findFirst().orElseThrow()
+                    .getTaints().getFirst().setTimeAdded("2026-05-04T09:59:00Z");
+            h.api.client().dynamicResourceAllocation().v1().resourcesSlices().resource(first).update();
+            h.driver.apply(without(DraNodes.allDra("t4-numa"), "0000:1a:00.0"));
+            DeviceTaint kept = taints(onlySlice(h, 2), "pci-0000-b2-00-0").getFirst();
+            assertThat(kept.getTimeAdded()).isEqualTo("2026-05-04T09:59:00Z");
+            assertThat(kept.getValue()).isEqualTo("IOMMU-group-65-dev-vfio-65-missing");
         }
     }
 
@@ -129,9 +216,9 @@ class DraSlicesTest {
             TargetState all = DraNodes.allDra("t4-numa");
             onlySlice(h, 1);
             h.driver.apply(without(all, "0000:1a:00.0"));
-            assertThat(deviceNames(onlySlice(h, 2))).containsExactly("pci-0000-1b-00-0", "pci-0000-b1-00-0");
+            assertThat(deviceNames(onlySlice(h, 2))).containsExactly("pci-0000-1b-00-0", "pci-0000-b1-00-0", "pci-0000-b2-00-0");
             h.driver.apply(all);
-            assertThat(deviceNames(onlySlice(h, 3))).containsExactly("pci-0000-1a-00-0", "pci-0000-1b-00-0", "pci-0000-b1-00-0");
+            assertThat(deviceNames(onlySlice(h, 3))).containsExactlyElementsOf(POOL);
         }
     }
 
@@ -144,7 +231,7 @@ class DraSlicesTest {
             h.kubelet.restart();
             h.registerOnce();
             // the generation never goes back, so no consumer takes the new slices for stale ones
-            assertThat(deviceNames(onlySlice(h, 2))).containsExactly("pci-0000-1a-00-0", "pci-0000-1b-00-0", "pci-0000-b1-00-0");
+            assertThat(deviceNames(onlySlice(h, 2))).containsExactlyElementsOf(POOL);
         }
     }
 

@@ -10,6 +10,7 @@ import io.vfiodp.dra.DriverAction.SaveCheckpoint;
 import io.vfiodp.dra.DriverAction.SendHealth;
 import io.vfiodp.dra.DriverAction.StartServer;
 import io.vfiodp.dra.DriverAction.StopServer;
+import io.vfiodp.dra.DriverAction.ProbeTaints;
 import io.vfiodp.dra.DriverAction.SyncSlices;
 import io.vfiodp.dra.DriverAction.WakeAt;
 import io.vfiodp.dra.DriverAction.WriteFiles;
@@ -21,6 +22,7 @@ import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.dra.claims.PreparedDevice;
 import io.vfiodp.dra.kubelet.DriverSocket;
 import io.vfiodp.dra.slices.SliceLayout;
+import io.vfiodp.dra.slices.SlicePublisher;
 import io.vfiodp.dra.slices.SlicePublisher.Outcome;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.proto.drahealth.v1alpha1.DeviceHealth;
@@ -134,6 +136,23 @@ final class DriverScript {
         return new DriverEvent.SlicesSynced(new Outcome.Synced(generation, slices, devices, false, Optional.empty()));
     }
 
+    /** A sync that wrote the slices and got them back without the taints they carried. */
+    static DriverEvent writtenWithoutTaints(long generation, int slices, int devices) {
+        return new DriverEvent.SlicesSynced(new Outcome.Synced(generation, slices, devices, true, Optional.of("node-uid"), true));
+    }
+
+    static DriverEvent taintsKept() {
+        return new DriverEvent.TaintsProbed(new SlicePublisher.Probe.Kept());
+    }
+
+    static DriverEvent taintsDropped() {
+        return new DriverEvent.TaintsProbed(new SlicePublisher.Probe.Dropped());
+    }
+
+    static DriverEvent probeFailed(String problem) {
+        return new DriverEvent.TaintsProbed(new SlicePublisher.Probe.Failed(problem));
+    }
+
     static DriverEvent syncFailed(String problem, long generation) {
         return new DriverEvent.SlicesSynced(new Outcome.Failed(problem, generation, Optional.empty()));
     }
@@ -195,8 +214,9 @@ final class DriverScript {
             case StopServer s -> "stop " + name(s.socket()) + " gen " + s.generation();
             case WakeAt w -> "wake at " + Duration.ofNanos(w.nanos() - ORIGIN).toMillis() + " ms";
             case SendHealth h -> "send health " + h.list().getDevicesList().stream().map(DriverScript::health).toList();
-            case SyncSlices s -> "sync slices " + s.layout().stream().map(slice -> slice.stream().map(SliceLayout.Entry::name).toList()).toList()
+            case SyncSlices s -> "sync slices " + s.layout().stream().map(slice -> slice.stream().map(DriverScript::entry).toList()).toList()
                     + " above gen " + s.generation() + s.nodeUid().map(uid -> " owned by " + uid).orElse("");
+            case ProbeTaints p -> "probe taints " + p.taint().key() + "=" + p.taint().value() + ":" + p.taint().effect();
             case NotifyHealthChanged h -> "tell health " + h.resource().value() + " " + h.deviceId() + " " + h.from().wireValue() + " -> "
                     + h.to().wireValue();
             case WriteFiles w -> "write files of " + w.claim().uid() + " " + devices(w.claim()) + " for call " + w.call();
@@ -211,6 +231,11 @@ final class DriverScript {
                     .map(e -> e.getKey() + " " + e.getValue().map(error -> "failed: " + error).orElse("done")).collect(Collectors.joining("; "));
             case Log l -> l.level() + " " + l.message();
         };
+    }
+
+    /** A device's name, and its taints' values where it has any: {@code pci-0000-b2-00-0 (tainted IOMMU-group-65-dev-vfio-65-missing)}. */
+    private static String entry(SliceLayout.Entry e) {
+        return e.tainted() ? e.name() + " (tainted " + String.join(",", e.taints().stream().map(t -> t.value()).toList()) + ")" : e.name();
     }
 
     private static String name(DriverSocket socket) {

@@ -29,7 +29,8 @@ import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A fabric8 mock API server in CRUD mode (real watches) on a port of our choosing, so a test can
- * point a client at it before it runs, stop it, and start a new one on the same port. Expectations
+ * point a client at it before it runs, stop it, and start a new one on the same port. Dry runs store
+ * nothing, as on a real API server, and {@link #dropDeviceTaints} plays one without DRADeviceTaints. Expectations
  * ({@link #server()}{@code .expect()}) take precedence over the CRUD store.
  */
 public final class MockKubeApi implements AutoCloseable {
@@ -37,12 +38,13 @@ public final class MockKubeApi implements AutoCloseable {
     private final int port;
     private final KubernetesMockServer server;
     private final KubernetesClient client;
+    private final OffLoopWatchDispatcher dispatcher;
 
     private MockKubeApi(int port) {
         this.port = port;
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
-        this.server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(), responses,
-                new OffLoopWatchDispatcher(responses), false);
+        this.dispatcher = new OffLoopWatchDispatcher(responses);
+        this.server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(), responses, dispatcher, false);
         try {
             server.init(InetAddress.getByName("127.0.0.1"), port);
         } catch (IOException e) {
@@ -87,6 +89,14 @@ public final class MockKubeApi implements AutoCloseable {
 
     public KubernetesMockServer server() {
         return server;
+    }
+
+    /**
+     * From now on, plays an API server whose feature gate DRADeviceTaints is off ({@code true}) or on:
+     * ResourceSlice writes, dry runs included, lose their devices' taints while it is off.
+     */
+    public void dropDeviceTaints(boolean drop) {
+        dispatcher.rules().dropDeviceTaints(drop);
     }
 
     /** A client for the test's own reads and writes. */

@@ -12,6 +12,7 @@ import io.fabric8.mockwebserver.http.WebSocket;
 import io.fabric8.mockwebserver.http.WebSocketListener;
 import java.lang.reflect.Field;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -20,7 +21,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * fabric8 8.0's CRUD dispatcher, with the end of a watch handled off the mock server's event loop. Its watch
+ * fabric8 8.0's CRUD dispatcher, with the end of a watch handled off the mock server's event loop, and
+ * what a real API server does besides ({@link ApiServerRules}: dry runs, device taints dropped on demand). Its watch
  * listener waits, in {@code onClosed}, for a task that itself needs that event loop, so every client that closes
  * a watch (an informer restarting, a test closing its client) stalled the whole mock server for Vert.x 5's
  * WebSocket closing timeout (10 s): requests timed out and the server could not shut down.
@@ -41,6 +43,7 @@ public final class OffLoopWatchDispatcher extends KubernetesMixedDispatcher {
     });
 
     private final Set<?> watches;
+    private final ApiServerRules rules = new ApiServerRules();
 
     public OffLoopWatchDispatcher(Map<ServerRequest, Queue<ServerResponse>> responses) {
         super(responses);
@@ -59,8 +62,16 @@ public final class OffLoopWatchDispatcher extends KubernetesMixedDispatcher {
         }
     }
 
+    /** What a real API server does that the CRUD mock does not: dry runs, and dropping device taints when told to. */
+    ApiServerRules rules() {
+        return rules;
+    }
+
     @Override
-    public MockResponse dispatch(RecordedRequest request) {
+    public MockResponse dispatch(RecordedRequest received) {
+        RecordedRequest request = rules.admitted(received);
+        Optional<MockResponse> dryRun = rules.dryRun(request);
+        if (dryRun.isPresent()) return dryRun.get();
         MockResponse response = super.dispatch(request);
         WebSocketListener watch = response.getWebSocketListener();
         return watch == null ? response : response.withWebSocketUpgrade(new ClosedOffLoop(watch));

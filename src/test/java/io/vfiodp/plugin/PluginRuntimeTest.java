@@ -31,6 +31,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -91,6 +92,16 @@ class PluginRuntimeTest {
         assertThat(kubelet.registrations()).extracting(KubeletSimulator.Registration::options).containsOnly(
                 DevicePluginOptions.newBuilder().setGetPreferredAllocationAvailable(true).build());
         assertThat(kubelet.rejections()).isEmpty();
+    }
+
+    @Test
+    void aTaskForThePassThreadRunsOnTheRescanThread() throws Exception {
+        startPlugin();
+        CompletableFuture<String> ranOn = new CompletableFuture<>();
+
+        runtime.onPassThread(() -> ranOn.complete(Thread.currentThread().getName()));
+
+        assertThat(ranOn.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(PluginRuntime.RESCAN_THREAD);
     }
 
     @Test

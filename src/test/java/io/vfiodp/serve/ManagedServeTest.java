@@ -9,6 +9,7 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChanne
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
+import io.vfiodp.kubelet.PodResourcesClient;
 import io.vfiodp.host.fixtures.SysfsFixtures;
 import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.host.pciids.PciIds;
@@ -29,7 +30,7 @@ import io.vfiodp.vgpu.LayoutEvents;
 import io.vfiodp.vgpu.LayoutExecutor;
 import io.vfiodp.vgpu.LayoutManager;
 import io.vfiodp.vgpu.LayoutPlanner;
-import io.vfiodp.vgpu.PodResourcesClient;
+import io.vfiodp.vgpu.KubeletAllocations;
 import io.vfiodp.vgpu.StateFile;
 import io.vfiodp.vgpu.VgpuLayoutStep;
 import java.nio.file.Files;
@@ -93,7 +94,7 @@ class ManagedServeTest {
         SysfsScanner scanner = new SysfsScanner(node.resolve("sys"), node.resolve("dev"));
         StateFile state = new StateFile(tmp.resolve("state"));
         AtomicInteger uuid = new AtomicInteger();
-        LayoutManager manager = new LayoutManager(scanner::scan, client::allocated,
+        LayoutManager manager = new LayoutManager(scanner::scan, new KubeletAllocations(client::read),
                 new LayoutPlanner(() -> String.format("00000000-0000-4000-8000-%012d", uuid.incrementAndGet())),
                 new LayoutExecutor(node.resolve("sys"), kernel, state, LayoutEvents.NONE), state, LayoutEvents.NONE);
         NodePass source = new NodePass(LocalConfig.of(Optional.of(config)), Optional.of(new VgpuLayoutStep(manager)),

@@ -3,63 +3,121 @@ package io.vfiodp.dra.slices;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
 import io.vfiodp.dra.model.AttributeValue;
 import io.vfiodp.dra.model.DraDevice;
 import io.vfiodp.dra.model.DriverView;
+import io.vfiodp.policy.Health;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * How this node's pool is laid out in ResourceSlices: its healthy devices in name order, at most
- * {@value #MAX_DEVICES} a slice ({@code ResourceSliceMaxDevices}; no taints, counters or list
- * attributes, which would lower it to 64), slices named {@code <node>-<driver>-<index>}.
+ * How this node's pool is laid out in ResourceSlices: its devices in name order, slices named
+ * {@code <node>-<driver>-<index>}. A slice holds at most {@value #MAX_DEVICES} devices
+ * ({@code ResourceSliceMaxDevices}), and at most {@value #MAX_DEVICES_WITH_TAINTS} when one of them
+ * carries a taint ({@code ResourceSliceMaxDevicesWithTaintsOrConsumesCounters}).
  *
- * <p>An unhealthy device leaves the slice rather than carrying a taint: a taint needs the
- * DRADeviceTaints feature, without which the API server drops it and the device would stay
- * allocatable; and a NoExecute taint would evict a running VM on a health flap, where the device
- * plugin side only stops new allocations. Leaving the slice does the latter on every cluster.
+ * <p>An unhealthy device stays in its slice with a {@code NoSchedule} {@link HealthTaint} saying
+ * why, where the API server keeps taints (feature DRADeviceTaints); where it drops them, the device
+ * leaves the slice instead, since it would otherwise be allocatable. NoSchedule, not NoExecute: a
+ * health flap must not evict a running VM, as the device plugin side only stops new allocations.
  */
 public final class SliceLayout {
 
     public static final int MAX_DEVICES = 128;
+    public static final int MAX_DEVICES_WITH_TAINTS = 64;
     private static final int MAX_NAME = 253;
 
     private SliceLayout() {}
 
-    /** A device entry as the comparison sees it: name and attributes. */
-    public record Entry(String name, SortedMap<String, AttributeValue> attributes) {}
+    /** A device entry as the comparison sees it: name, attributes and taints (without the time the API server stamps them with). */
+    public record Entry(String name, SortedMap<String, AttributeValue> attributes, List<HealthTaint> taints) {
+        public Entry {
+            Objects.requireNonNull(name, "name");
+            attributes = Collections.unmodifiableSortedMap(new TreeMap<>(attributes));
+            taints = List.copyOf(taints);
+        }
 
-    /** The entries of each slice, slice by slice; none when no device is healthy. */
-    public static List<List<Entry>> of(DriverView view) {
+        public Entry(String name, SortedMap<String, AttributeValue> attributes) {
+            this(name, attributes, List.of());
+        }
+
+        public boolean tainted() {
+            return !taints.isEmpty();
+        }
+    }
+
+    /** Every device of the view in name order, an unhealthy one with the taint of {@code driver} that says why. */
+    public static List<Entry> entries(DriverView view, String driver) {
+        List<Entry> out = new ArrayList<>(view.devices().size());
+        for (DraDevice d : view.devices().values()) {
+            List<HealthTaint> taints = d.device().health() instanceof Health.Unhealthy(String reason)
+                    ? List.of(HealthTaint.unhealthy(driver, reason)) : List.of();
+            out.add(new Entry(d.name(), d.attributes(), taints));
+        }
+        return out;
+    }
+
+    /**
+     * {@code entries} cut into slices, in order. With {@code taints}, every entry goes in; without
+     * (the API server drops them), the tainted ones are left out. None when nothing is left.
+     */
+    public static List<List<Entry>> slices(List<Entry> entries, boolean taints) {
         List<List<Entry>> slices = new ArrayList<>();
         List<Entry> current = new ArrayList<>();
-        for (DraDevice d : view.devices().values()) {
-            if (!d.healthy()) continue;
-            if (current.size() == MAX_DEVICES) {
+        boolean currentTainted = false;
+        for (Entry e : entries) {
+            if (e.tainted() && !taints) continue;
+            int limit = currentTainted || e.tainted() ? MAX_DEVICES_WITH_TAINTS : MAX_DEVICES;
+            if (current.size() >= limit) {
                 slices.add(current);
                 current = new ArrayList<>();
+                currentTainted = false;
             }
-            current.add(new Entry(d.name(), d.attributes()));
+            current.add(e);
+            currentTainted |= e.tainted();
         }
         if (!current.isEmpty()) slices.add(current);
         return slices;
     }
 
+    /** Whether any entry carries a taint: only then does it matter whether the API server keeps them. */
+    public static boolean anyTainted(List<Entry> entries) {
+        for (Entry e : entries) if (e.tainted()) return true;
+        return false;
+    }
+
     public static String sliceName(String node, String driver, int index) {
-        String name = node + "-" + driver + "-" + index;
+        return sliceName(node, driver, Integer.toString(index));
+    }
+
+    private static String sliceName(String node, String driver, String suffix) {
+        String name = node + "-" + driver + "-" + suffix;
         if (name.length() <= MAX_NAME) return name;
-        return "vfio-" + digest(node + "/" + driver) + "-" + index;
+        return "vfio-" + digest(node + "/" + driver) + "-" + suffix;
+    }
+
+    /**
+     * What {@link SlicePublisher#probeTaints} asks the API server to create in a dry run: a slice of
+     * this node's pool (named unlike any real one) with one device, {@code taint-probe}, carrying {@code taint}.
+     */
+    static ResourceSlice probe(String driver, String node, HealthTaint taint) {
+        ResourceSlice s = slice(driver, node, 0, 1, 0, List.of(new Entry("taint-probe", new TreeMap<>(), List.of(taint))), Optional.empty());
+        s.getMetadata().setName(sliceName(node, driver, "taint-probe"));
+        return s;
     }
 
     /** Slice {@code index} of {@code count}, owned by the Node when its UID is known, so that it goes when the Node does. */
@@ -72,6 +130,7 @@ public final class SliceLayout {
             Device d = new Device();
             d.setName(e.name());
             d.setAttributes(attributes);
+            if (e.tainted()) d.setTaints(e.taints().stream().map(SliceLayout::deviceTaint).toList());
             devices.add(d);
         }
         ResourceSliceBuilder b = new ResourceSliceBuilder()
@@ -100,9 +159,34 @@ public final class SliceLayout {
                     attributes.put(a.getKey(), v.get());
                 }
             }
-            out.add(new Entry(d.getName(), attributes));
+            List<HealthTaint> taints = new ArrayList<>();
+            for (DeviceTaint t : d.getTaints() == null ? List.<DeviceTaint>of() : d.getTaints()) {
+                Optional<HealthTaint> taint = taint(t);
+                if (taint.isEmpty()) return Optional.empty();
+                taints.add(taint.get());
+            }
+            out.add(new Entry(d.getName(), attributes, taints));
         }
         return Optional.of(out);
+    }
+
+    /** Without {@code timeAdded}: the API server stamps it. */
+    static DeviceTaint deviceTaint(HealthTaint t) {
+        DeviceTaint taint = new DeviceTaint();
+        taint.setKey(t.key());
+        taint.setValue(t.value());
+        taint.setEffect(t.effect());
+        return taint;
+    }
+
+    /** A taint as the comparison sees it; empty when it is not one this driver writes. */
+    private static Optional<HealthTaint> taint(DeviceTaint t) {
+        if (t == null || t.getKey() == null || t.getEffect() == null) return Optional.empty();
+        try {
+            return Optional.of(new HealthTaint(t.getKey(), t.getValue() == null ? "" : t.getValue(), t.getEffect()));
+        } catch (IllegalArgumentException notOurs) {
+            return Optional.empty();
+        }
     }
 
     private static DeviceAttribute attribute(AttributeValue v) {

@@ -47,11 +47,29 @@ public final class SlicePublisher implements AutoCloseable {
         /** The Node's UID, when this sync read it: what the slices name as their owner. */
         Optional<String> nodeUid();
 
-        /** The API holds the layout, {@code devices} in {@code slices}; {@code written} when this sync had to write it. */
-        record Synced(long generation, int slices, int devices, boolean written, Optional<String> nodeUid) implements Outcome {}
+        /**
+         * The API holds the layout, {@code devices} in {@code slices}; {@code written} when this sync had to write it;
+         * {@code taintsDropped} when what it wrote came back without the taints it carried (feature DRADeviceTaints off).
+         */
+        record Synced(long generation, int slices, int devices, boolean written, Optional<String> nodeUid, boolean taintsDropped)
+                implements Outcome {
+
+            public Synced(long generation, int slices, int devices, boolean written, Optional<String> nodeUid) {
+                this(generation, slices, devices, written, nodeUid, false);
+            }
+        }
 
         /** The API could not be made to hold it; {@code generation} is the highest this sync saw or wrote. */
         record Failed(String problem, long generation, Optional<String> nodeUid) implements Outcome {}
+    }
+
+    /** Whether the API server keeps device taints, as a dry-run create of a tainted slice shows, or why that could not be told. */
+    public sealed interface Probe {
+        record Kept() implements Probe {}
+
+        record Dropped() implements Probe {}
+
+        record Failed(String problem) implements Probe {}
     }
 
     public SlicePublisher(KubernetesClient client, String driver, String node) {
@@ -80,6 +98,30 @@ public final class SlicePublisher implements AutoCloseable {
         });
     }
 
+    /**
+     * Asks the API server, on the publisher's thread, whether it keeps {@code taint}: a dry run of
+     * creating a slice of one device carrying it, which stores nothing (and needs no right beyond
+     * {@code create}), so that no unhealthy device is ever published without its taint to find out.
+     */
+    public void probeTaints(HealthTaint taint, Consumer<Probe> done) {
+        thread.offer(() -> {
+            Probe probe;
+            try {
+                ResourceSlice answer = slices().resource(SliceLayout.probe(driver, node, taint)).dryRun().create();
+                boolean kept = answer != null && answer.getSpec() != null && answer.getSpec().getDevices() != null
+                        && answer.getSpec().getDevices().stream().anyMatch(d -> d.getTaints() != null && !d.getTaints().isEmpty());
+                probe = kept ? new Probe.Kept() : new Probe.Dropped();
+            } catch (RuntimeException e) {
+                probe = new Probe.Failed("cannot ask the API server whether it keeps device taints: " + problem(e));
+            }
+            done.accept(probe);
+        });
+    }
+
+    private static String problem(RuntimeException e) {
+        return e instanceof KubernetesClientException k && k.getCode() > 0 ? "HTTP " + k.getCode() + ": " + k.getMessage() : e.toString();
+    }
+
     private NonNamespaceOperation<ResourceSlice, ResourceSliceList, Resource<ResourceSlice>> slices() {
         return client.dynamicResourceAllocation().v1().resourcesSlices();
     }
@@ -103,18 +145,22 @@ public final class SlicePublisher implements AutoCloseable {
             if (upToDate(existing, layout)) return new Outcome.Synced(seen, layout.size(), devices, false, nodeUid);
             if (nodeUid.isEmpty()) nodeUid = nodeUid();
             generation = Math.max(generation, seen) + 1;
+            boolean taintsDropped = false;
             for (int i = 0; i < layout.size(); i++) {
                 ResourceSlice slice = SliceLayout.slice(driver, node, i, layout.size(), generation, layout.get(i), nodeUid);
                 ResourceSlice old = existing.remove(slice.getMetadata().getName());
+                ResourceSlice stored;
                 if (old == null) {
-                    slices().resource(slice).create();
+                    stored = slices().resource(slice).create();
                 } else {
                     slice.getMetadata().setResourceVersion(old.getMetadata().getResourceVersion());
-                    slices().resource(slice).update();
+                    TaintTimes.keep(old, slice);
+                    stored = slices().resource(slice).update();
                 }
+                taintsDropped |= TaintTimes.dropped(layout.get(i), stored);
             }
             for (String leftOver : existing.keySet()) slices().withName(leftOver).delete();
-            return new Outcome.Synced(generation, layout.size(), devices, true, nodeUid);
+            return new Outcome.Synced(generation, layout.size(), devices, true, nodeUid, taintsDropped);
         } catch (KubernetesClientException e) {
             return new Outcome.Failed("cannot write the ResourceSlices of pool " + node + (e.getCode() > 0 ? " (HTTP " + e.getCode() + ")" : "")
                     + ": " + e.getMessage(), generation, nodeUid);

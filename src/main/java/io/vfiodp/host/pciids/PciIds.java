@@ -27,12 +27,12 @@ import org.slf4j.LoggerFactory;
  * lines and the device lines of the vendors asked for ({@link #load(Optional, Set)}; all of
  * them with {@link #load(Optional)}): comments, blank and subsystem lines are dropped as they
  * go by. The plugin names the devices of one vendor, NVIDIA ({@code PolicyEngine.vendorsNamed}),
- * about 2,000 lines out of ~43,000; holding the whole database (0.94 MB even without the dropped
- * lines) was most of its live heap, and reading it into one array before filtering put 3 MB of garbage into the old
+ * a small part of the file; holding the whole database, even without the dropped lines, was most
+ * of its live heap, and reading it into one array before filtering put garbage into the old
  * generation at start. A device's name is looked for in its vendor's block the first time it is
- * asked for, and remembered: a host has a few distinct models, and parsing all of NVIDIA's 2,000
- * device lines into a map on the first look-up was most of the policy's first pass (6 ms of 9 on
- * t4-numa, interpreted).
+ * asked for, and remembered: a host has a few distinct models, and parsing all of NVIDIA's
+ * device lines into a map on the first look-up was most of the policy's first pass, interpreted
+ * (docs/benchmarks.md, "Choices in the code").
  *
  * <p>Safe for concurrent look-ups: the cache is a concurrent map of immutable values.
  */

@@ -30,7 +30,8 @@ final class DeviceReads {
     }
 
     HostScan.FunctionRead function(PciFunctionReader reader, PciAddress address) {
-        // instanceof, not a pattern switch: a type switch's class is generated at its first run (1 ms of serve's first scan)
+        // instanceof, not a pattern switch: a type switch's class is generated at its first run, in serve's first scan
+        // (docs/benchmarks.md, "Choices in the code")
         ScannedFunction read = reader.read(address);
         if (read instanceof ScannedFunction.Skipped s) {
             return new HostScan.FunctionRead(s, Optional.empty(), Optional.empty(), List.of(s.problem()));

@@ -157,7 +157,8 @@ public final class HostScan {
     }
 
     // A plain lambda, linked ahead of time in the AOT cache: Comparator.comparing and thenComparing make
-    // serializable lambdas, which the JVM spins at run time (4 ms of serve's first scan, interpreted).
+    // serializable lambdas, which the JVM spins at run time, interpreted, in serve's first scan
+    // (docs/benchmarks.md, "Choices in the code").
     private static final Comparator<ScanProblem> PROBLEM_ORDER = (a, b) -> {
         int byPath = a.path().compareTo(b.path());
         return byPath != 0 ? byPath : a.reason().compareTo(b.reason());
@@ -200,7 +201,8 @@ public final class HostScan {
     /** Every read's problems, unsorted; the VF names' problems are added by {@link #vgpuVfs}. */
     private static List<ScanProblem> problems(Parts parts) {
         List<ScanProblem> problems = new ArrayList<>(parts.devProblems());
-        // instanceof, not a pattern switch: a type switch's class is generated at its first run (1 ms of serve's first scan)
+        // instanceof, not a pattern switch: a type switch's class is generated at its first run, in serve's first scan
+        // (docs/benchmarks.md, "Choices in the code")
         if (parts.listing() instanceof FunctionListing.Unusable u) problems.add(u.problem());
         else problems.addAll(((FunctionListing.Listed) parts.listing()).notAddresses());
         for (FunctionRead r : parts.functions().values()) problems.addAll(r.problems());

@@ -33,23 +33,51 @@ class SliceLayoutTest {
         return new DriverView(devices, DevNodes.NONE);
     }
 
+    private static List<List<String>> names(List<List<SliceLayout.Entry>> slices) {
+        return slices.stream().map(s -> s.stream().map(SliceLayout.Entry::name).toList()).toList();
+    }
+
     @Test
     void atMost128DevicesGoInOneSlice() {
-        List<List<SliceLayout.Entry>> slices = SliceLayout.of(devices(300, 0));
+        List<List<SliceLayout.Entry>> slices = SliceLayout.slices(SliceLayout.entries(devices(300, 0), "x.io"), true);
         assertThat(slices).extracting(List::size).containsExactly(128, 128, 44);
         assertThat(slices.get(1).getFirst().name()).isEqualTo("dev-0128");
     }
 
     @Test
-    void unhealthyDevicesAreLeftOut() {
-        List<List<SliceLayout.Entry>> slices = SliceLayout.of(devices(10, 3));
-        assertThat(slices).singleElement().extracting(s -> s.stream().map(SliceLayout.Entry::name).toList())
-                .isEqualTo(List.of("dev-0001", "dev-0002", "dev-0004", "dev-0005", "dev-0007", "dev-0008"));
+    void anUnhealthyDeviceCarriesANoScheduleTaintUnderTheDriversDomainWithItsReason() {
+        List<SliceLayout.Entry> entries = SliceLayout.entries(devices(4, 3), "vfio-device-plugin.io");
+        assertThat(entries).extracting(SliceLayout.Entry::taints).containsExactly(
+                List.of(new HealthTaint("vfio-device-plugin.io/unhealthy", "test", "NoSchedule")), List.of(), List.of(),
+                List.of(new HealthTaint("vfio-device-plugin.io/unhealthy", "test", "NoSchedule")));
     }
 
     @Test
-    void noHealthyDeviceIsNoSlice() {
-        assertThat(SliceLayout.of(devices(3, 1))).isEmpty();
+    void whereTaintsAreKeptUnhealthyDevicesStayInTheirSlice() {
+        assertThat(names(SliceLayout.slices(SliceLayout.entries(devices(4, 3), "x.io"), true)))
+                .containsExactly(List.of("dev-0000", "dev-0001", "dev-0002", "dev-0003"));
+    }
+
+    @Test
+    void whereTaintsAreDroppedUnhealthyDevicesAreLeftOut() {
+        assertThat(names(SliceLayout.slices(SliceLayout.entries(devices(10, 3), "x.io"), false)))
+                .containsExactly(List.of("dev-0001", "dev-0002", "dev-0004", "dev-0005", "dev-0007", "dev-0008"));
+    }
+
+    @Test
+    void aSliceWithATaintedDeviceHoldsAt64Devices() {
+        // dev-0200 is unhealthy: it starts a slice of its own, which holds 64 at most; the others hold up to 128
+        List<SliceLayout.Entry> entries = SliceLayout.entries(devices(300, 0), "x.io");
+        List<SliceLayout.Entry> oneTainted = new java.util.ArrayList<>(entries);
+        oneTainted.set(200, new SliceLayout.Entry("dev-0200", new TreeMap<>(), List.of(HealthTaint.unhealthy("x.io", "gone"))));
+        List<List<SliceLayout.Entry>> slices = SliceLayout.slices(oneTainted, true);
+        assertThat(slices).extracting(List::size).containsExactly(128, 72, 64, 36);
+        assertThat(slices.get(2).getFirst().name()).isEqualTo("dev-0200");
+    }
+
+    @Test
+    void noDeviceLeftIsNoSlice() {
+        assertThat(SliceLayout.slices(SliceLayout.entries(devices(3, 1), "x.io"), false)).isEmpty();
     }
 
     @Test

@@ -1,24 +1,14 @@
 package io.vfiodp.testkit.deviceplugin;
 
-import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
-import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
-import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
-import io.grpc.stub.StreamObserver;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.vfiodp.proto.deviceplugin.v1beta1.DevicePluginOptions;
 import io.vfiodp.proto.deviceplugin.v1beta1.Empty;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
-import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
-import io.vfiodp.proto.deviceplugin.v1beta1.RegistrationGrpc;
 import io.vfiodp.testkit.UnixSockets;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -27,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -60,14 +49,11 @@ public final class KubeletSimulator implements AutoCloseable {
     private final ExecutorService handlers;
     // Callbacks of our connections to the plugins; grpc's shared pool would keep its threads a minute after close().
     private final ExecutorService streams;
-    private final List<Registration> registrations = new ArrayList<>();
-    private final List<String> rejections = new ArrayList<>();
+    private final Registrations registrations = new Registrations();
     private final PluginConnections connections = new PluginConnections();
     private final DeviceManager deviceManager;
+    private final RegisterHandler register;
     private Server server;
-    // Which kubelet run a Register call reached (bumped when one stops), and where the current run's registrations begin.
-    private long starts;
-    private int firstOfThisStart;
 
     /**
      * An accepted registration.
@@ -82,6 +68,7 @@ public final class KubeletSimulator implements AutoCloseable {
         this.group = new EpollEventLoopGroup(1, new DefaultThreadFactory("kubelet-sim-epoll", true));
         this.handlers = Executors.newFixedThreadPool(2, new DefaultThreadFactory("kubelet-sim", true));
         this.streams = Executors.newSingleThreadExecutor(new DefaultThreadFactory("kubelet-sim-streams", true));
+        this.register = new RegisterHandler(dir, group, streams, connections, deviceManager, registrations);
     }
 
     /** Creates {@code kubelet.sock} in {@code dir} and serves Registration on it. */
@@ -106,108 +93,28 @@ public final class KubeletSimulator implements AutoCloseable {
     }
 
     private void startRegistration() throws IOException {
-        synchronized (this) {
-            firstOfThisStart = registrations.size();
-        }
-        Path socket = dir.resolve(SOCKET);
-        Files.deleteIfExists(socket);
-        server = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-                .channelType(EpollServerDomainSocketChannel.class)
-                // grpc asks for TCP keep-alive, which a unix socket does not have (netty would warn per connection)
-                .withChildOption(ChannelOption.SO_KEEPALIVE, null)
-                .bossEventLoopGroup(group)
-                .workerEventLoopGroup(group)
-                // Register dials the plugin back and blocks until it answers: not on the event loop.
-                .executor(handlers)
-                .addService(new RegistrationGrpc.RegistrationImplBase() {
-                    @Override
-                    public void register(RegisterRequest request, StreamObserver<Empty> response) {
-                        handleRegister(request, response);
-                    }
-                })
-                .build()
-                .start();
-    }
-
-    private void handleRegister(RegisterRequest request, StreamObserver<Empty> response) {
-        long start;
-        synchronized (this) {
-            start = starts;
-        }
-        try {
-            accept(request, start);
-            response.onNext(Empty.getDefaultInstance());
-            response.onCompleted();
-        } catch (StatusRuntimeException e) {
-            synchronized (this) {
-                if (start == starts) rejections.add(e.getStatus().getDescription());
-                notifyAll();
-            }
-            response.onError(e);
-        }
-    }
-
-    private void accept(RegisterRequest request, long start) {
-        Path socket = RegistrationRules.endpoint(request, dir);
-        String endpoint = request.getEndpoint();
-        ManagedChannel channel = UnixSockets.dial(socket, group, streams);
-        DevicePluginOptions options = PluginConnection.options(channel, request.getResourceName(), socket);
-        String resource = request.getResourceName();
-        Watch watch = new Watch(resource, new Watch.Listener() {
-            @Override public void listed(Watch w, ListAndWatchResponse list) {
-                deviceManager.listed(resource, w, list);
-            }
-
-            @Override public void ended(Watch w) {
-                deviceManager.ended(resource, w);
-            }
-        });
-        synchronized (this) {
-            if (start != starts) {
-                // A restarted kubelet is a new process: what its predecessor was answering never reaches it.
-                channel.shutdownNow();
-                throw new StatusRuntimeException(Status.UNAVAILABLE.withDescription("kubelet restarted while registering "
-                        + request.getResourceName()));
-            }
-            connections.put(request.getResourceName(), channel, watch);
-            deviceManager.connected(resource, watch);
-            registrations.add(new Registration(request.getResourceName(), endpoint, options, Instant.now()));
-            notifyAll();
-        }
-        // Outlives this Register call: detach it from the call's context, which ends when we answer.
-        Context.ROOT.run(() -> DevicePluginGrpc.newStub(channel).listAndWatch(Empty.getDefaultInstance(), watch.observer()));
+        registrations.started();
+        server = RegistrationServer.start(dir.resolve(SOCKET), group, handlers, register);
     }
 
     /** Every accepted registration so far, across restarts, in order. */
-    public synchronized List<Registration> registrations() {
-        return List.copyOf(registrations);
+    public List<Registration> registrations() {
+        return registrations.all();
     }
 
     /** The registrations the kubelet as it runs now accepted: since its start or last {@link #restart()}, in order. */
-    public synchronized List<Registration> registrationsSinceRestart() {
-        return List.copyOf(registrations.subList(firstOfThisStart, registrations.size()));
+    public List<Registration> registrationsSinceRestart() {
+        return registrations.sinceRestart();
     }
 
     /** Why registrations were refused, in order. */
-    public synchronized List<String> rejections() {
-        return List.copyOf(rejections);
+    public List<String> rejections() {
+        return registrations.rejections();
     }
 
     /** Waits until each of {@code resources} has registered at least {@code times} times in all. */
-    public synchronized void awaitRegistrations(Collection<String> resources, int times, Duration timeout)
-            throws InterruptedException, TimeoutException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            List<String> missing = new ArrayList<>();
-            for (String r : resources) {
-                if (registrations.stream().filter(x -> x.resourceName().equals(r)).count() < times) missing.add(r);
-            }
-            if (missing.isEmpty()) return;
-            long left = deadline - System.nanoTime();
-            if (left <= 0) throw new TimeoutException("not registered " + times + " time(s) within " + timeout + ": " + missing
-                    + "; rejections: " + rejections);
-            wait(Math.max(1, left / 1_000_000));
-        }
+    public void awaitRegistrations(Collection<String> resources, int times, Duration timeout) throws InterruptedException, TimeoutException {
+        registrations.await(resources, times, timeout);
     }
 
     /** The ListAndWatch stream the kubelet holds for {@code resource} since its last registration. */
@@ -275,18 +182,10 @@ public final class KubeletSimulator implements AutoCloseable {
     }
 
     private void stopRegistration() {
-        synchronized (this) {
-            starts++;
-        }
+        registrations.stopped();
         Server s = server;
         server = null;
-        if (s == null) return;
-        s.shutdownNow();
-        try {
-            s.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        if (s != null) RegistrationServer.stop(s);
     }
 
     /** Runs what is queued (a stream's end, delivered after its channel closed, must reach its Watch), then stops. */

@@ -1,4 +1,4 @@
-package io.vfiodp.vgpu;
+package io.vfiodp.kubelet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,16 +9,19 @@ import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.grpc.stub.StreamObserver;
+import io.vfiodp.proto.podresources.v1.ClaimResource;
 import io.vfiodp.proto.podresources.v1.ContainerDevices;
 import io.vfiodp.proto.podresources.v1.ContainerResources;
+import io.vfiodp.proto.podresources.v1.DynamicResource;
 import io.vfiodp.proto.podresources.v1.ListPodResourcesRequest;
 import io.vfiodp.proto.podresources.v1.ListPodResourcesResponse;
 import io.vfiodp.proto.podresources.v1.PodResources;
 import io.vfiodp.proto.podresources.v1.PodResourcesListerGrpc;
+import io.vfiodp.vgpu.KubeletPodResources;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Set;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -50,7 +53,7 @@ class PodResourcesClientTest {
     }
 
     @Test
-    void everyContainersDeviceIdsAreAllocated() throws IOException {
+    void everyContainersDevicePluginDevicesAreListedWithTheirPodAndResource() throws IOException {
         Path socket = serve(KubeletPodResources.listing(ListPodResourcesResponse.newBuilder()
                 .addPodResources(PodResources.newBuilder().setName("virt-launcher-vm1-abcde").setNamespace("vms")
                         .addContainers(ContainerResources.newBuilder().setName("compute")
@@ -61,23 +64,39 @@ class PodResourcesClientTest {
                 .build()));
 
         try (PodResourcesClient client = new PodResourcesClient(socket, Duration.ofSeconds(5))) {
-            assertThat(client.allocated()).isEqualTo(new Allocated.Known(
-                    Set.of("0b2c1f6e-7a4d-4c39-8e52-3d9f0a6b1c27", "0000:41:00.4", "0000:41:00.5")));
+            assertThat(client.read()).isEqualTo(new PodResourcesReading.Listed(List.of(
+                    new HeldDevice.ByPlugin("vms/virt-launcher-vm1-abcde", "compute", "nvidia.com/GRID_T4-1Q", "0b2c1f6e-7a4d-4c39-8e52-3d9f0a6b1c27"),
+                    new HeldDevice.ByPlugin("vms/virt-launcher-vm1-abcde", "compute", "nvidia.com/NVIDIA_L40S-4Q", "0000:41:00.4"),
+                    new HeldDevice.ByPlugin("vms/virt-launcher-vm1-abcde", "compute", "nvidia.com/NVIDIA_L40S-4Q", "0000:41:00.5"))));
         }
     }
 
     @Test
-    void aMissingSocketMeansNothingCanBeProvenFree() {
+    void theDevicesOfAContainersClaimsAreListedWithDriverPoolAndName() throws IOException {
+        Path socket = serve(KubeletPodResources.listing(ListPodResourcesResponse.newBuilder()
+                .addPodResources(PodResources.newBuilder().setName("virt-launcher-vm2-fghij").setNamespace("vms")
+                        .addContainers(ContainerResources.newBuilder().setName("compute")
+                                .addDynamicResources(DynamicResource.newBuilder().setClaimName("vm2-gpu").setClaimNamespace("vms")
+                                        .addClaimResources(ClaimResource.newBuilder().setDriverName("vfio-device-plugin.io").setPoolName("node-a")
+                                                .setDeviceName("pci-0000-b1-00-0")))))
+                .build()));
+
+        try (PodResourcesClient client = new PodResourcesClient(socket, Duration.ofSeconds(5))) {
+            assertThat(client.read()).isEqualTo(new PodResourcesReading.Listed(List.of(new HeldDevice.ByClaim("vms/virt-launcher-vm2-fghij",
+                    "compute", "vms/vm2-gpu", "vfio-device-plugin.io", "node-a", "pci-0000-b1-00-0"))));
+        }
+    }
+
+    @Test
+    void aMissingSocketIsUnreadableAndSaysWhatToMount() {
         try (PodResourcesClient client = new PodResourcesClient(tmp.resolve("absent.sock"), Duration.ofSeconds(5))) {
-            Allocated allocated = client.allocated();
-
-            assertThat(allocated).isInstanceOf(Allocated.Unknown.class);
-            assertThat(allocated.mayBeInUse("0000:41:00.6")).isTrue();
+            assertThat(client.read()).isEqualTo(new PodResourcesReading.Unreadable(tmp.resolve("absent.sock")
+                    + " does not exist (mount the kubelet's /var/lib/kubelet/pod-resources)"));
         }
     }
 
     @Test
-    void anErrorFromTheKubeletMeansNothingCanBeProvenFree() throws IOException {
+    void anErrorFromTheKubeletIsUnreadableWithItsStatus() throws IOException {
         Path socket = serve(new PodResourcesListerGrpc.PodResourcesListerImplBase() {
             @Override
             public void list(ListPodResourcesRequest request, StreamObserver<ListPodResourcesResponse> observer) {
@@ -86,7 +105,7 @@ class PodResourcesClientTest {
         });
 
         try (PodResourcesClient client = new PodResourcesClient(socket, Duration.ofSeconds(5))) {
-            assertThat(client.allocated()).isEqualTo(new Allocated.Unknown(
+            assertThat(client.read()).isEqualTo(new PodResourcesReading.Unreadable(
                     "PodResources List on " + socket + " failed: UNAVAILABLE kubelet restarting"));
         }
     }

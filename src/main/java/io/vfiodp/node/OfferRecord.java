@@ -1,0 +1,39 @@
+package io.vfiodp.node;
+
+import java.util.Set;
+
+/**
+ * The devices a pod may hold through a device plugin of ours: those the device plugins offered on
+ * this node since the kubelet's PodResources last showed them free. A device outside it can go to
+ * DRA without asking PodResources; one in it only once PodResources shows that no pod holds it.
+ */
+public sealed interface OfferRecord {
+
+    /** Whether a pod may hold {@code id} through a device plugin. */
+    boolean mayHold(String id);
+
+    /** The devices, as kept across restarts. */
+    record Known(Set<String> devices) implements OfferRecord {
+        public static final Known NONE = new Known(Set.of());
+
+        public Known {
+            devices = Set.copyOf(devices);
+        }
+
+        @Override
+        public boolean mayHold(String id) {
+            return devices.contains(id);
+        }
+    }
+
+    /**
+     * No record, on a node whose kubelet has run device plugins (an upgrade from a version that
+     * kept none, a record deleted): any device may be held until PodResources says otherwise.
+     */
+    record Lost() implements OfferRecord {
+        @Override
+        public boolean mayHold(String id) {
+            return true;
+        }
+    }
+}

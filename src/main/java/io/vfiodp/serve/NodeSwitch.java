@@ -1,0 +1,195 @@
+package io.vfiodp.serve;
+
+import io.vfiodp.dra.model.DeviceNames;
+import io.vfiodp.kubelet.HeldDevice;
+import io.vfiodp.kubelet.PodResourcesReading;
+import io.vfiodp.node.Handover;
+import io.vfiodp.node.OfferRecord;
+import io.vfiodp.node.TargetState;
+import io.vfiodp.plugin.OfferedDevicesFile;
+import io.vfiodp.policy.DesiredResource;
+import io.vfiodp.policy.DesiredState;
+import io.vfiodp.policy.ExposedDevice;
+import io.vfiodp.policy.Route;
+import io.vfiodp.triggers.NewLines;
+import io.vfiodp.triggers.ProblemLog;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The per-node switch between the device plugins and DRA, as each pass applies it: what each side
+ * offers and was handed, what prepared claims hold, the {@link OfferRecord} kept across restarts
+ * and, only when a device waits on it, the kubelet's PodResources. {@link Handover} decides; this
+ * class reads, keeps the record written before the device plugins are handed a device, and says
+ * what waits and why (each line once, as it appears). Confined to the pass's thread.
+ */
+final class NodeSwitch {
+
+    /** How long a pass waits for a side to take in the state the pass before handed it. */
+    static final Duration TAKE_IN_WAIT = Duration.ofSeconds(10);
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
+
+    private final OfferedDevicesFile file;
+    private final Supplier<PodResourcesReading> pods;
+    private final Duration takeInWait;
+    private final Supplier<Set<String>> claimed;
+    private final String driver;
+    private final String pool;
+    private final Handed plugins = new Handed();
+    private final Handed dra = new Handed();
+    private final NewLines waits = new NewLines();
+    private final ProblemLog unproven = new ProblemLog(log);
+    private final ProblemLog unrecorded = new ProblemLog(log);
+    private OfferRecord record;
+    private boolean waiting;
+
+    /**
+     * @param pods       the kubelet's PodResources, asked only when a device waits for DRA that it alone can clear
+     * @param claimed    the devices prepared DRA claims hold (the driver's, or its checkpoint's while no driver runs)
+     * @param driver     the DRA driver's name and {@code pool} this node's: PodResources' DRA devices of theirs count as claimed
+     * @param takeInWait how long a pass waits for a side to take in what it was handed ({@link #TAKE_IN_WAIT})
+     */
+    NodeSwitch(OfferedDevicesFile file, Supplier<PodResourcesReading> pods, Supplier<Set<String>> claimed, String driver, String pool,
+               Duration takeInWait) {
+        this.file = file;
+        this.pods = pods;
+        this.takeInWait = takeInWait;
+        this.claimed = claimed;
+        this.driver = driver;
+        this.pool = pool;
+        OfferRecord read;
+        try {
+            read = file.read();
+        } catch (IOException e) {
+            log.warn("switch: {}; until it can be read, any device may be held through a device plugin", e.getMessage());
+            read = new OfferRecord.Lost();
+        }
+        this.record = read;
+    }
+
+    /** What each side may offer of what {@code wanted} gives it. */
+    TargetState decide(TargetState wanted) {
+        Set<String> held = new HashSet<>(claimed.get());
+        Handover.Inputs in = new Handover.Inputs(wanted, plugins.mayOffer(takeInWait), dra.mayOffer(takeInWait), held, record,
+                Optional.empty());
+        if (Handover.needsPods(in)) {
+            PodResourcesReading reading = pods.get();
+            held.addAll(claimedThroughPods(reading, wanted));
+            in = new Handover.Inputs(wanted, in.pluginsServe(), in.draServes(), held, record, Optional.of(reading));
+            if (reading instanceof PodResourcesReading.Listed) unproven.resolved("switch: the kubelet's PodResources API answers again");
+        }
+        Handover.Outcome o = Handover.decide(in);
+        TargetState target = o.target();
+        if (o.record() instanceof OfferRecord.Known next && !next.equals(record)) {
+            try {
+                file.write(next);
+                record = next;
+                unrecorded.resolved("switch: " + file.file() + " is written again");
+            } catch (IOException e) {
+                // a device the file does not name would, after a restart, go to DRA unproven while a pod may hold it
+                target = withinRecord(target, record);
+                unrecorded.problem(e.getMessage(), "switch: " + e.getMessage() + "; the device plugins offer no device it does not name"
+                        + " until it can be written");
+            }
+        } else if (o.record() instanceof OfferRecord.Lost lost) {
+            record = lost;
+        }
+        report(o.waits(), in.pods());
+        waiting = !o.waits().isEmpty();
+        return target;
+    }
+
+    /** The device plugins were handed {@code state}; it counts as offered until taken in, and after until the next is. */
+    void handedToPlugins(TargetState state, CompletableFuture<Void> takenIn) {
+        plugins.handed(ids(state.desired()), takenIn);
+    }
+
+    /**
+     * The DRA driver was handed {@code state}. Waits for it to take it in, the slices included, so
+     * that the device plugins get a device of this state only once the API no longer lists it in
+     * this node's pool (at the start, the slices a previous run left).
+     */
+    void handedToDra(TargetState state, CompletableFuture<Void> takenIn) {
+        dra.handed(ids(state.dra().resources()), takenIn);
+        dra.awaitLast(takeInWait);
+    }
+
+    /** Whether a device waits for a side to let go of it: another pass is due soon. */
+    boolean waiting() {
+        return waiting;
+    }
+
+    /** The wanted devices PodResources says a claim of this driver's pool holds. */
+    private Set<String> claimedThroughPods(PodResourcesReading reading, TargetState wanted) {
+        if (!(reading instanceof PodResourcesReading.Listed listed)) return Set.of();
+        Map<String, String> idOf = new HashMap<>();
+        for (DesiredState s : List.of(wanted.desired(), wanted.dra().resources())) {
+            for (DesiredResource r : s.resources().values()) for (ExposedDevice d : r.devices()) idOf.put(DeviceNames.of(d), d.id());
+        }
+        Set<String> out = new HashSet<>();
+        for (HeldDevice h : listed.devices()) {
+            if (h instanceof HeldDevice.ByClaim c && c.driver().equals(driver) && c.pool().equals(pool) && idOf.containsKey(c.device())) {
+                out.add(idOf.get(c.device()));
+            }
+        }
+        return out;
+    }
+
+    private void report(List<Handover.Wait> all, Optional<PodResourcesReading> pods) {
+        List<String> lines = new ArrayList<>();
+        int unprovenCount = 0;
+        for (Handover.Wait w : all) {
+            String device = "switch: " + w.device() + " (" + w.resource() + ")";
+            switch (w.reason()) {
+                case OTHER_SIDE_OFFERS -> lines.add(device + " goes to " + side(w.towards()) + " at the next pass, once "
+                        + side(w.towards() == Route.DRA ? Route.DEVICE_PLUGIN : Route.DRA) + " no longer offers it");
+                case CLAIM_HOLDS -> lines.add(device + " waits for the device plugins: a prepared DRA claim holds it until the kubelet"
+                        + " unprepares the claim");
+                case POD_HOLDS -> lines.add(device + " waits for DRA: pod " + w.holder().orElse("?") + " holds it through the device plugin;"
+                        + " it joins the ResourceSlice when the pod ends");
+                case UNPROVEN -> unprovenCount++;
+            }
+        }
+        for (String line : waits.since(lines)) log.info("{}", line);
+        if (unprovenCount == 0 && pods.isEmpty()) unproven.forget();
+        if (unprovenCount > 0) {
+            String why = pods.orElse(null) instanceof PodResourcesReading.Unreadable u ? u.reason() : "PodResources was not asked";
+            unproven.problem("unproven", "switch: the kubelet's PodResources API cannot be read (" + why + "): " + unprovenCount
+                    + " device(s) routed to DRA stay out of the ResourceSlices, since a pod may hold them through a device plugin;"
+                    + " mount /var/lib/kubelet/pod-resources (docs/dra-migration.md)");
+        }
+        if (!all.isEmpty() || !waiting) return;
+        log.info("switch: every device is offered where --dra-resources routes it");
+    }
+
+    private static String side(Route r) {
+        return r == Route.DRA ? "DRA" : "the device plugins";
+    }
+
+    private static Set<String> ids(DesiredState s) {
+        Set<String> out = new HashSet<>();
+        s.resources().values().forEach(r -> r.devices().forEach(d -> out.add(d.id())));
+        return out;
+    }
+
+    /** {@code target} with the device plugins' part cut to what {@code record} names (a record that names none says any). */
+    private static TargetState withinRecord(TargetState target, OfferRecord record) {
+        List<DesiredResource> kept = new ArrayList<>();
+        for (DesiredResource r : target.desired().resources().values()) {
+            List<ExposedDevice> devices = r.devices().stream().filter(d -> record.mayHold(d.id())).toList();
+            if (!devices.isEmpty()) kept.add(new DesiredResource(r.name(), r.kind(), devices));
+        }
+        return new TargetState(DesiredState.of(kept), target.devNodes(), target.dra());
+    }
+}
