@@ -5,6 +5,7 @@ import io.vfiodp.doctor.DoctorSettings;
 import io.vfiodp.doctor.KubeletPaths;
 import io.vfiodp.doctor.PassthroughWatch;
 import io.vfiodp.dra.DraDriver;
+import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.scan.ReaderPool;
 import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.host.uevent.UeventSocket;
@@ -87,8 +88,6 @@ public final class ServeApp implements AutoCloseable {
         ServingMetrics metrics = new ServingMetrics(registry, config.version(), Clock.systemUTC());
         Closer closer = new Closer();
         try {
-            // read while the configuration is read and the first scan runs; closed (its thread waited for) last
-            PciIdsPreload pciIds = closer.add(PciIdsPreload.start(config.pciIds()));
             // a DRA driver that ran here runs on with nothing routed to it: for its slices and the claims it prepared
             ConfigWiring configs = ConfigWiring.start(config, metrics, closer, clients, config.usesApi() || DraWiring.runsAnyway(config));
             // closed after every part that watches on it (the closer goes in reverse)
@@ -98,8 +97,8 @@ public final class ServeApp implements AutoCloseable {
             SysfsScanner scanner = new SysfsScanner(config.sysfsRoot(), config.devRoot(), readers);
             HostScans scans = new HostScans(scanner);
             PassthroughWatch doctor = new PassthroughWatch(doctorSettings(config), checkVfio(config, metrics), metrics::passthrough);
-            ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), pciIds, Optional.of(configs.problems()),
-                    config.dra().routing(), doctor::passed);
+            ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), vendors -> PciIds.load(config.pciIds(), vendors),
+                    Optional.of(configs.problems()), config.dra().routing(), doctor::passed);
             // one client for every part that asks the kubelet what pods hold; its thread starts at the first question
             Optional<PodResourcesClient> podResources = config.vgpu().manage() || config.dra().enabled()
                     ? Optional.of(closer.add(new PodResourcesClient(config.vgpu().podResourcesSocket(), VgpuWiring.POD_RESOURCES_TIMEOUT)))

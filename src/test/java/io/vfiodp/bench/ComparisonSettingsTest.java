@@ -22,6 +22,27 @@ class ComparisonSettingsTest {
         assertThat(s.idle()).isEqualTo(Duration.ofSeconds(120));
         assertThat(s.fixture()).isEqualTo(Path.of("src/test/resources/sysfs-fixtures/t4-numa"));
         assertThat(s.logs()).isEmpty();
+        assertThat(s.floor()).isFalse();
+        assertThat(s.idleFor()).isEmpty();
+        assertThat(s.events()).isEqualTo(ComparisonSettings.EventRuns.NONE);
+    }
+
+    @Test
+    void theFloorIdleAndEventOptionsAreTaken() {
+        ComparisonSettings s = ComparisonSettings.parse("--peer-binary", "none", "--floor", "--idle-for", "perf, floor", "--events-for", "perf,no-pool",
+                "--event-runs", "20", "--event-rounds", "2");
+
+        assertThat(s.floor()).isTrue();
+        assertThat(s.idleFor()).hasValue(java.util.Set.of("perf", "floor"));
+        assertThat(s.idleFor("floor")).isTrue();
+        assertThat(s.idleFor("no-prestart")).isFalse();
+        assertThat(s.events()).isEqualTo(new ComparisonSettings.EventRuns(java.util.Set.of("perf", "no-pool"), 20, 2));
+    }
+
+    @Test
+    void withoutIdleForEveryContenderIsSampledUnlessIdleIsSkipped() {
+        assertThat(ComparisonSettings.parse("--peer-binary", "none").idleFor("anything")).isTrue();
+        assertThat(ComparisonSettings.parse("--peer-binary", "none", "--idle-seconds", "0").idleFor("anything")).isFalse();
     }
 
     @Test

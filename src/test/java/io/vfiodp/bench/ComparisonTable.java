@@ -1,5 +1,6 @@
 package io.vfiodp.bench;
 
+import io.vfiodp.bench.RunSamples.Figure;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -28,6 +29,30 @@ final class ComparisonTable {
     }
 
     private final List<Row> rows = new ArrayList<>();
+
+    /** Ours against the peer: start-up, memory and Allocate with the project's goals, and idle cost when it was sampled. */
+    static ComparisonTable of(RunSamples o, Optional<RunSamples> p) {
+        ComparisonTable t = new ComparisonTable()
+                .add(ratioRow(o, p, Figure.REGISTERED, OptionalDouble.of(2)))
+                .add(ratioRow(o, p, Figure.LISTED, OptionalDouble.of(2)))
+                .add(ratioRow(o, p, Figure.HWM, OptionalDouble.of(2.5)))
+                .add(ratioRow(o, p, Figure.P50, OptionalDouble.of(1)))
+                .add(ratioRow(o, p, Figure.START_CPU, OptionalDouble.empty()))
+                .add(ratioRow(o, p, Figure.FIRST_ALLOCATE, OptionalDouble.empty()))
+                .add(ratioRow(o, p, Figure.EARLY_P50, OptionalDouble.empty()));
+        if (o.median(Figure.IDLE_CPU).isPresent()) {
+            t.add(new ComparisonTable.Row(Figure.IDLE_CPU.label, Figure.IDLE_CPU.unit, o.median(Figure.IDLE_CPU).getAsDouble(),
+                    p.map(s -> s.median(Figure.IDLE_CPU)).orElse(OptionalDouble.empty()), OptionalDouble.of(5), false));
+            t.add(new ComparisonTable.Row(Figure.IDLE_WAKEUPS.label, Figure.IDLE_WAKEUPS.unit, o.median(Figure.IDLE_WAKEUPS).getAsDouble(),
+                    p.map(s -> s.median(Figure.IDLE_WAKEUPS)).orElse(OptionalDouble.empty()), OptionalDouble.empty(), false));
+        }
+        return t;
+    }
+
+    private static ComparisonTable.Row ratioRow(RunSamples ours, Optional<RunSamples> peer, Figure figure, OptionalDouble goal) {
+        return new ComparisonTable.Row(figure.label, figure.unit, ours.median(figure).orElseThrow(),
+                peer.map(s -> s.median(figure)).orElse(OptionalDouble.empty()), goal, true);
+    }
 
     ComparisonTable add(Row row) {
         rows.add(row);

@@ -1,5 +1,6 @@
 package io.vfiodp.bench;
 
+import io.vfiodp.bench.floor.FloorPlugin;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,6 +58,35 @@ sealed interface Contender {
         @Override
         public List<String> command(Path node, Path devicePluginDir) {
             return NodeAtFixedPaths.command(binary, node, devicePluginDir, pciIds);
+        }
+    }
+
+    /**
+     * The floor ({@link FloorPlugin}), started as our launcher starts ours: the image's runtime, its
+     * jvm.options and compile commands, its native libraries and two malloc arenas; the floor's own
+     * jar, and {@code jvmOptions} (its own AOT cache, or the training run's output).
+     *
+     * @param resource     the one resource it registers
+     * @param vendorDevice the PCI IDs of the functions on vfio-pci it serves, {@code VVVV:DDDD}
+     */
+    record Floor(Path image, Path jar, List<String> jvmOptions, String resource, String vendorDevice) implements Contender {
+        public Floor {
+            jvmOptions = List.copyOf(jvmOptions);
+        }
+
+        @Override
+        public String name() {
+            return "floor";
+        }
+
+        @Override
+        public List<String> command(Path node, Path devicePluginDir) {
+            List<String> command = new ArrayList<>(List.of("env", "MALLOC_ARENA_MAX=2", image.resolve("runtime/bin/java").toString(),
+                    "@" + image.resolve("lib/jvm.options"), "-XX:CompileCommandFile=" + image.resolve("lib/compile-commands")));
+            command.addAll(jvmOptions);
+            command.addAll(List.of("-Djava.library.path=" + image.resolve("lib/native"), "-cp", jar.toString(), FloorPlugin.class.getName(),
+                    devicePluginDir.toString(), node.resolve("sys").toString(), resource, vendorDevice));
+            return List.copyOf(command);
         }
     }
 }

@@ -40,6 +40,17 @@ class ContenderTest {
     }
 
     @Test
+    void theFloorRunsOnTheImagesRuntimeWithItsFlagsAndItsOwnJar() {
+        Contender.Floor floor = new Contender.Floor(Path.of("/img"), Path.of("/f/floor.jar"), List.of("-XX:SharedArchiveFile=/f/floor.aot"),
+                "nvidia.com/T4", "10de:1eb8");
+
+        assertThat(floor.command(NODE, DIR)).isEqualTo(List.of("env", "MALLOC_ARENA_MAX=2", "/img/runtime/bin/java", "@/img/lib/jvm.options",
+                "-XX:CompileCommandFile=/img/lib/compile-commands", "-XX:SharedArchiveFile=/f/floor.aot", "-Djava.library.path=/img/lib/native",
+                "-cp", "/f/floor.jar", "io.vfiodp.bench.floor.FloorPlugin", "/dp", "/n/sys", "nvidia.com/T4", "10de:1eb8"));
+        assertThat(floor.name()).isEqualTo("floor");
+    }
+
+    @Test
     void aPeerBinaryMustBeAnExecutableFile(@TempDir Path tmp) throws Exception {
         Path plain = Files.writeString(tmp.resolve("plugin"), "#!/bin/sh\n");
 

@@ -2,6 +2,10 @@ package io.vfiodp.bench;
 
 import io.vfiodp.testkit.deviceplugin.Watch;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -9,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 
 /** How long a change on the host takes to reach the kubelet's ListAndWatch stream, and the figures of many such runs. */
 public final class ListAndWatchLatency {
@@ -31,11 +36,22 @@ public final class ListAndWatchLatency {
         return System.nanoTime() - start;
     }
 
-    /** One line: p50, p90 and max of {@code nanos} in milliseconds, and how many. */
-    public static void print(String what, List<Long> nanos) {
+    /** Where {@link #print} also appends every value, for ServeBench's {@link EventBenches}: a file named by this system property. */
+    static final String RAW_PROPERTY = "vfiodp.bench.raw";
+
+    /**
+     * One line: p50, p90 and max of {@code nanos} in milliseconds, and how many; and, when the system
+     * property {@value #RAW_PROPERTY} names a file, a line {@code WHAT<TAB>NANOS,NANOS,...} appended to it.
+     */
+    public static void print(String what, List<Long> nanos) throws IOException {
         List<Long> sorted = new ArrayList<>(nanos);
         Collections.sort(sorted);
         System.out.printf(Locale.ROOT, "  %-72s p50 %8.2f ms  p90 %8.2f ms  max %8.2f ms  (n=%d)%n", what,
                 sorted.get(sorted.size() / 2) / 1e6, sorted.get((int) (sorted.size() * 0.9)) / 1e6, sorted.getLast() / 1e6, sorted.size());
+        String raw = System.getProperty(RAW_PROPERTY);
+        if (raw != null) {
+            Files.writeString(Path.of(raw), what + "\t" + nanos.stream().map(String::valueOf).collect(Collectors.joining(",")) + "\n",
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        }
     }
 }

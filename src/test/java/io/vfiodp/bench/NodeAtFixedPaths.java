@@ -46,13 +46,59 @@ final class NodeAtFixedPaths {
         return List.copyOf(command);
     }
 
-    /** Creates what the binds mount over where this machine lacks it: a bind needs an existing target of the same kind. */
-    static void createMountPoints() throws IOException {
-        for (Path dir : List.of(VFIO, DEVICE_PLUGINS)) Files.createDirectories(dir);
+    /**
+     * Creates what the binds mount over where this machine lacks it (a bind needs an existing
+     * target of the same kind); closing removes what this created, deepest first, while it is
+     * still empty, so that a bench run leaves the machine's paths as it found them.
+     */
+    static MountPoints createMountPoints() throws IOException {
+        return createMountPoints(List.of(VFIO, DEVICE_PLUGINS), PCI_IDS);
+    }
+
+    static MountPoints createMountPoints(List<Path> dirs, Path file) throws IOException {
+        List<Path> created = new ArrayList<>();
         try {
-            Files.createFile(PCI_IDS);
+            for (Path dir : dirs) createDirectories(dir, created);
+            try {
+                Files.createFile(file);
+                created.add(file);
+            } catch (FileAlreadyExistsException e) {
+                // a file of the system's, hidden in the namespace only
+            }
+        } catch (IOException e) {
+            new MountPoints(created).close();
+            throw e;
+        }
+        return new MountPoints(created);
+    }
+
+    private static void createDirectories(Path dir, List<Path> created) throws IOException {
+        if (Files.isDirectory(dir)) return;
+        Path parent = dir.getParent();
+        if (parent != null) createDirectories(parent, created);
+        try {
+            Files.createDirectory(dir);
+            created.add(dir);
         } catch (FileAlreadyExistsException e) {
-            // a file of the system's, hidden in the namespace only
+            // made meanwhile by someone else: theirs to keep
+        }
+    }
+
+    /** The paths {@link #createMountPoints} created, in the order it created them. */
+    record MountPoints(List<Path> created) implements AutoCloseable {
+        MountPoints {
+            created = List.copyOf(created);
+        }
+
+        @Override
+        public void close() {
+            for (Path p : created.reversed()) {
+                try {
+                    if (Files.isDirectory(p) || Files.size(p) == 0) Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    // not empty (someone put something there) or gone: left as it is
+                }
+            }
         }
     }
 }

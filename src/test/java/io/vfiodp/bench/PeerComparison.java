@@ -1,6 +1,7 @@
 package io.vfiodp.bench;
 
 import io.vfiodp.bench.PluginRun.Expectation;
+import io.vfiodp.bench.RunSamples.Figure;
 import io.vfiodp.host.fixtures.LargeHostTree;
 import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.host.pciids.PciIds;
@@ -17,23 +18,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
-import java.util.function.Function;
 import java.util.zip.GZIPInputStream;
 
 /**
  * {@code ServeBench --peer-binary PATH}: our image side by side with the device plugin whose
  * executable the user gives (for the figures on the benchmark page, NVIDIA's
- * kubevirt-gpu-device-plugin), run on the same nodes against the same kubelet simulator,
- * alternating run by run. Per run and plugin:
+ * kubevirt-gpu-device-plugin) and with the floor ({@code --floor}), run on the same nodes against
+ * the same kubelet simulator, alternating run by run. Per run and plugin:
  * <ul>
  *   <li>on the small node (t4-numa): start until every resource is registered; then
- *       {@value #CALLS} Allocates on one channel (p50 of the last {@value #MEASURED}); then VmHWM;</li>
+ *       {@value #CALLS} Allocates on one channel (the first, p50 and p99 of the first
+ *       {@value PluginRun#EARLY}, p50 and p99 of the last {@value #MEASURED}); then VmHWM and VmRSS;</li>
  *   <li>on the large node ({@link LargeHostTree.Shape#PEER_COMPARISON}, 1,410 functions): start
  *       until every resource is registered and has sent its full device list.</li>
  * </ul>
  * What "every resource" and "full list" are is learned per plugin and node from one uncounted
  * warm-up run (registrations and list sizes once nothing changed for a second), as the two name
- * and group devices differently. Then idle cost on the large node, and the table of medians.
+ * and group devices differently. Then idle cost on the large node, the event benches
+ * ({@link EventBenches}) and the tables of medians: each image against the peer, every contender
+ * side by side, and each image after the first against the first ({@link ContenderTable}).
  */
 public final class PeerComparison {
 
@@ -42,22 +45,19 @@ public final class PeerComparison {
     private static final Duration QUIET = Duration.ofMillis(1500);
     private static final Duration IDLE_SETTLE = Duration.ofSeconds(10);
 
-    /** Every run's figures of one plugin. */
-    private record Samples(List<Long> registeredMs, List<Long> startCpuMs, List<Long> listedMs, List<Long> hwmKiB, List<Double> allocateP50Us,
-                           List<Double> firstAllocateUs, List<Double> earlyAllocateUs) {
-        Samples() {
-            this(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
-        }
-    }
-
     private final ComparisonSettings settings;
     private final Path pciIds;
     private final Path large;
+    private final Path work;
+    // the floor's jar and AOT cache: on disk, as our images are
+    private final Path floorDir;
 
-    private PeerComparison(ComparisonSettings settings, Path pciIds, Path large) {
+    private PeerComparison(ComparisonSettings settings, Path pciIds, Path large, Path work, Path floorDir) {
         this.settings = settings;
         this.pciIds = pciIds;
         this.large = large;
+        this.work = work;
+        this.floorDir = floorDir;
     }
 
     public static void main(String[] args) throws Exception {
@@ -76,32 +76,40 @@ public final class PeerComparison {
             }
         }
         Optional<String> peerProblem = settings.peerBinary().flatMap(PeerComparison::problem);
-        if (peerProblem.isEmpty() && settings.peerBinary().isPresent()) {
-            try {
-                NodeAtFixedPaths.createMountPoints();
-            } catch (IOException e) {
-                peerProblem = Optional.of("--peer-binary: cannot create the mount points the peer's namespace binds over (" + e
-                        + "); the peer runs as root");
-            }
-        }
         if (peerProblem.isPresent()) {
             System.err.println(peerProblem.get());
             System.exit(2);
             return;
         }
+        NodeAtFixedPaths.MountPoints mountPoints;
+        try {
+            mountPoints = settings.peerBinary().isPresent() ? NodeAtFixedPaths.createMountPoints() : new NodeAtFixedPaths.MountPoints(List.of());
+        } catch (IOException e) {
+            System.err.println("--peer-binary: cannot create the mount points the peer's namespace binds over (" + e + "); the peer runs as root");
+            System.exit(2);
+            return;
+        }
+        try (mountPoints) {
+            compare(settings);
+        }
+    }
+
+    private static void compare(ComparisonSettings settings) throws Exception {
         System.out.println(Runtime.getRuntime().availableProcessors() + " CPUs; load average " + loadAverage() + "; images " + settings.images()
                 + "; " + settings.runs() + " counted runs per plugin and node, alternating");
         Path shm = Path.of("/dev/shm");
         // The large node goes to memory, as real sysfs is: on a disk file system its directory walks cost more.
         Path work = Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "vfio-dp-peer-") : Files.createTempDirectory("vfio-dp-peer-");
+        Path floorDir = Files.createTempDirectory("vfio-dp-floor-");
         try {
             Path pciIds = work.resolve("pci.ids");
             writeBundledPciIds(pciIds);
             Path large = work.resolve("large");
             LargeHostTree.write(large, LargeHostTree.Shape.PEER_COMPARISON);
-            new PeerComparison(settings, pciIds, large).run();
+            new PeerComparison(settings, pciIds, large, work, floorDir).run();
         } finally {
             Trees.deleteRecursively(work);
+            Trees.deleteRecursively(floorDir);
         }
     }
 
@@ -118,9 +126,10 @@ public final class PeerComparison {
         }
         Optional<Contender.Peer> peer = settings.peerBinary().map(b -> new Contender.Peer(settings.peerName(), b, pciIds));
         System.out.println(peer.map(p -> "peer: " + p.name() + ", " + p.binary() + ", in a mount namespace of its own")
-                .orElse("peer: none (--peer-binary none), so our figures alone"));
+                .orElse("peer: none (--peer-binary none)"));
         List<Contender> contenders = new ArrayList<>(ours);
         peer.ifPresent(contenders::add);
+        if (settings.floor()) contenders.add(FloorImage.prepare(ours.getFirst().image(), settings.fixture(), floorDir));
         System.out.println("nodes: small " + settings.fixture() + "; large " + LargeHostTree.Shape.PEER_COMPARISON.functionCount()
                 + " PCI functions " + LargeHostTree.Shape.PEER_COMPARISON + "; the peer reads the pci.ids in this bench's jar ("
                 + PciIds.bundled() + ")");
@@ -131,6 +140,7 @@ public final class PeerComparison {
         // every image's files as a node reads them, whatever wrote them last (PageCache)
         for (Contender.Ours o : ours) System.out.println(o.name() + ": " + PageCache.evict(o.image()) + " files dropped from the page cache");
         if (peer.isPresent()) PageCache.evict(peer.get().binary().getParent());
+        if (settings.floor()) System.out.println("floor: " + PageCache.evict(floorDir) + " files dropped from the page cache");
         Map<Contender, Expectation> small = new LinkedHashMap<>();
         Map<Contender, Expectation> big = new LinkedHashMap<>();
         for (Contender c : contenders) {
@@ -142,74 +152,93 @@ public final class PeerComparison {
         String allocated = allocationTarget(small.values());
         System.out.println(String.format("Allocate of one device of %s: %,d calls on one channel, p50 of the last %,d", allocated, CALLS, MEASURED));
 
-        Map<Contender, Samples> samples = new LinkedHashMap<>();
-        for (Contender c : contenders) samples.put(c, new Samples());
+        Map<Contender, RunSamples> samples = new LinkedHashMap<>();
+        for (Contender c : contenders) samples.put(c, new RunSamples());
         for (int run = 1; run <= settings.runs(); run++) {
             // Each run starts with the next plugin, so none always runs first (or right after the same one).
             List<Contender> order = new ArrayList<>(contenders);
             Collections.rotate(order, -(run - 1));
-            for (Contender c : order) {
-                Samples s = samples.get(c);
-                try (PluginRun r = PluginRun.start(c, settings.fixture(), log(c, "small", run))) {
-                    s.registeredMs().add(r.awaitRegistered(small.get(c)));
-                    s.startCpuMs().add(r.cpuMillis());
-                    PluginRun.Latency latency = r.allocate(allocated, CALLS, CALLS - MEASURED);
-                    s.allocateP50Us().add(latency.p50Us());
-                    s.firstAllocateUs().add(latency.firstUs());
-                    s.earlyAllocateUs().add(latency.earlyP50Us());
-                    s.hwmKiB().add(r.vmHwmKiB());
-                }
-                try (PluginRun r = PluginRun.start(c, large, log(c, "large", run))) {
-                    s.listedMs().add(r.awaitListed(big.get(c)));
-                }
-                System.out.printf("run %d %-14s small: registered %4d ms (CPU %4d ms), Allocate first %6.0f us, first %d p50 %5.0f us, p50 %5.0f us,"
-                        + " VmHWM %5.1f MiB; large: listed %5d ms%n", run, c.name(), s.registeredMs().getLast(), s.startCpuMs().getLast(),
-                        s.firstAllocateUs().getLast(), PluginRun.EARLY, s.earlyAllocateUs().getLast(), s.allocateP50Us().getLast(),
-                        s.hwmKiB().getLast() / 1024.0, s.listedMs().getLast());
+            for (Contender c : order) measure(c, run, small.get(c), big.get(c), allocated, samples.get(c));
+        }
+        for (Contender c : contenders) {
+            if (!settings.idleFor(label(c))) continue;
+            try (PluginRun r = PluginRun.start(c, large, log(c, "idle", 0))) {
+                r.awaitListed(big.get(c));
+                Thread.sleep(IDLE_SETTLE.toMillis());
+                IdleCost idle = IdleCost.measure(r.pid(), settings.idle());
+                samples.get(c).add(Figure.IDLE_CPU, idle.cpuSecondsPerHour());
+                samples.get(c).add(Figure.IDLE_WAKEUPS, idle.wakeupsPerMinute());
+                System.out.println("idle " + c.name() + " on the large node " + idle);
             }
         }
-        Map<Contender, IdleCost> idle = new LinkedHashMap<>();
-        if (settings.idle().isPositive()) {
-            for (Contender c : contenders) {
-                try (PluginRun r = PluginRun.start(c, large, log(c, "idle", 0))) {
-                    r.awaitListed(big.get(c));
-                    Thread.sleep(IDLE_SETTLE.toMillis());
-                    idle.put(c, IdleCost.measure(r.pid(), settings.idle()));
-                }
-                System.out.println("idle " + c.name() + " on the large node " + idle.get(c));
+        Map<Path, RunSamples> checkouts = new LinkedHashMap<>();
+        for (Contender.Ours o : ours) {
+            if (settings.events().labels().contains(o.label())) {
+                checkouts.put(EventBenches.checkout(o.image()).orElseThrow(() -> new IllegalArgumentException("--events-for " + o.label()
+                        + ": " + o.image() + " is not CHECKOUT/target/image")), samples.get(o));
             }
         }
+        if (!checkouts.isEmpty()) EventBenches.run(checkouts, settings.events().runs(), settings.events().rounds(), work);
+        print(ours, peer, contenders, samples);
+    }
+
+    /** One counted run of {@code c} on each node, its figures into {@code s}. */
+    private void measure(Contender c, int run, Expectation small, Expectation big, String allocated, RunSamples s) throws Exception {
+        try (PluginRun r = PluginRun.start(c, settings.fixture(), log(c, "small", run))) {
+            s.add(Figure.REGISTERED, r.awaitRegistered(small));
+            s.add(Figure.START_CPU, r.cpuMillis());
+            PluginRun.Latency latency = r.allocate(allocated, CALLS, CALLS - MEASURED);
+            s.add(Figure.FIRST_ALLOCATE, latency.firstUs());
+            s.add(Figure.EARLY_P50, latency.earlyP50Us());
+            s.add(Figure.EARLY_P99, latency.earlyP99Us());
+            s.add(Figure.P50, latency.p50Us());
+            s.add(Figure.P99, latency.p99Us());
+            PluginRun.Memory m = r.memory();
+            s.add(Figure.HWM, m.hwmKiB() / 1024.0);
+            s.add(Figure.RSS, m.rssKiB() / 1024.0);
+            s.add(Figure.RSS_ANON, m.anonKiB() / 1024.0);
+            s.add(Figure.RSS_FILE, m.fileKiB() / 1024.0);
+        }
+        try (PluginRun r = PluginRun.start(c, large, log(c, "large", run))) {
+            s.add(Figure.LISTED, r.awaitListed(big));
+        }
+        System.out.printf("run %d %-14s small: registered %4.0f ms (CPU %4.0f ms), Allocate first %6.0f us, first %d p50 %5.0f us, p50 %5.0f us,"
+                + " p99 %5.0f us, VmHWM %5.1f MiB, VmRSS %5.1f MiB; large: listed %5.0f ms%n", run, c.name(), s.last(Figure.REGISTERED),
+                s.last(Figure.START_CPU), s.last(Figure.FIRST_ALLOCATE), PluginRun.EARLY, s.last(Figure.EARLY_P50), s.last(Figure.P50),
+                s.last(Figure.P99), s.last(Figure.HWM), s.last(Figure.RSS), s.last(Figure.LISTED));
+    }
+
+    private void print(List<Contender.Ours> ours, Optional<Contender.Peer> peer, List<Contender> contenders, Map<Contender, RunSamples> samples)
+            throws IOException {
         for (Contender.Ours o : ours) {
             System.out.println();
             if (ours.size() > 1) System.out.println(o.name() + ": " + o.image());
-            table(samples.get(o), peer.map(samples::get), idle.get(o), peer.map(idle::get)).lines(settings.peerName())
-                    .forEach(System.out::println);
+            ComparisonTable.of(samples.get(o), peer.map(samples::get)).lines(settings.peerName()).forEach(System.out::println);
+        }
+        List<ContenderTable.Column> columns = contenders.stream().map(c -> new ContenderTable.Column(label(c), samples.get(c))).toList();
+        if (columns.size() > 1) {
+            System.out.println();
+            System.out.println("Every contender, medians of " + settings.runs() + " runs:");
+            ContenderTable.byContender(columns).forEach(System.out::println);
+        }
+        for (int i = 1; i < ours.size(); i++) {
+            ContenderTable.Column on = columns.getFirst();
+            ContenderTable.Column off = columns.get(i);
+            System.out.println();
+            System.out.println(off.name() + " against " + on.name() + ": buys ≥ " + ContenderTable.WORTH_PERCENT + "% of "
+                    + (ContenderTable.bought(on, off).isEmpty() ? "no figure a user sees" : ContenderTable.bought(on, off)));
+            ContenderTable.onOff(on, off).forEach(System.out::println);
         }
         System.out.println("load average at the end: " + loadAverage());
     }
 
-    private static ComparisonTable table(Samples o, Optional<Samples> p, IdleCost ourIdle, Optional<IdleCost> peerIdle) {
-        ComparisonTable t = new ComparisonTable()
-                .add(ratioRow("start → all resources registered, t4-numa", "ms", o, p, Samples::registeredMs, 1, OptionalDouble.of(2)))
-                .add(ratioRow("start → all registered with full lists, 1,410-function node", "ms", o, p, Samples::listedMs, 1, OptionalDouble.of(2)))
-                .add(ratioRow(String.format("VmHWM after registration + %,d calls", CALLS), "MiB", o, p, Samples::hwmKiB, 1024, OptionalDouble.of(2.5)))
-                .add(ratioRow("Allocate p50 on one channel", "µs", o, p, Samples::allocateP50Us, 1, OptionalDouble.of(1)))
-                .add(ratioRow("(CPU used by registration, t4-numa)", "ms", o, p, Samples::startCpuMs, 1, OptionalDouble.empty()))
-                .add(ratioRow("(the first Allocate after registration)", "µs", o, p, Samples::firstAllocateUs, 1, OptionalDouble.empty()))
-                .add(ratioRow("(Allocate p50 of the first " + PluginRun.EARLY + ")", "µs", o, p, Samples::earlyAllocateUs, 1, OptionalDouble.empty()));
-        if (ourIdle != null) {
-            t.add(new ComparisonTable.Row("idle CPU, 1,410-function node", "CPU-s/h", ourIdle.cpuSecondsPerHour(),
-                    peerIdle.map(i -> OptionalDouble.of(i.cpuSecondsPerHour())).orElse(OptionalDouble.empty()), OptionalDouble.of(5), false));
-            t.add(new ComparisonTable.Row("idle wake-ups (context switches), 1,410-function node", "/min", ourIdle.wakeupsPerMinute(),
-                    peerIdle.map(i -> OptionalDouble.of(i.wakeupsPerMinute())).orElse(OptionalDouble.empty()), OptionalDouble.empty(), false));
-        }
-        return t;
-    }
-
-    private static ComparisonTable.Row ratioRow(String figure, String unit, Samples ours, Optional<Samples> peer,
-                                                Function<Samples, List<? extends Number>> values, double divisor, OptionalDouble goal) {
-        return new ComparisonTable.Row(figure, unit, ComparisonTable.median(values.apply(ours)) / divisor,
-                peer.map(s -> OptionalDouble.of(ComparisonTable.median(values.apply(s)) / divisor)).orElse(OptionalDouble.empty()), goal, true);
+    /** What the tables and the options call a contender: an image's label, {@code floor}, or the peer's name. */
+    private static String label(Contender c) {
+        return switch (c) {
+            case Contender.Ours o -> o.label().isEmpty() ? "ours" : o.label();
+            case Contender.Floor f -> f.name();
+            case Contender.Peer p -> p.name();
+        };
     }
 
     /** One uncounted run that also learns what the plugin serves on the node (and warms the page cache). */

@@ -43,10 +43,13 @@ final class PluginRun implements AutoCloseable {
 
     /**
      * Allocate latency on one channel, in microseconds: the first call after registration and the
-     * median of the first {@value #EARLY} (what a kubelet sees on a node, where Allocates are rare),
-     * and the percentiles after the warm-up.
+     * median and 99th percentile of the first {@value #EARLY} (what a kubelet sees on a node, where
+     * Allocates are rare), and the percentiles after the warm-up.
      */
-    record Latency(double firstUs, double earlyP50Us, double p50Us, double p99Us) {}
+    record Latency(double firstUs, double earlyP50Us, double earlyP99Us, double p50Us, double p99Us) {}
+
+    /** Resident memory of the process in KiB: the peak (VmHWM), and now (VmRSS), anonymous and file-backed. */
+    record Memory(long hwmKiB, long rssKiB, long anonKiB, long fileKiB) {}
 
     static final int EARLY = 100;
 
@@ -134,7 +137,14 @@ final class PluginRun implements AutoCloseable {
 
     /** VmHWM (peak resident set) in KiB. */
     long vmHwmKiB() throws IOException {
-        return ProcStat.statusKiB(Files.readString(Path.of("/proc/" + pid() + "/status")), "VmHWM");
+        return memory().hwmKiB();
+    }
+
+    /** The peak and present resident memory, from one read of the status file. */
+    Memory memory() throws IOException {
+        String status = Files.readString(Path.of("/proc/" + pid() + "/status"));
+        return new Memory(ProcStat.statusKiB(status, "VmHWM"), ProcStat.statusKiB(status, "VmRSS"), ProcStat.statusKiB(status, "RssAnon"),
+                ProcStat.statusKiB(status, "RssFile") + ProcStat.statusKiB(status, "RssShmem"));
     }
 
     /**
@@ -159,7 +169,8 @@ final class PluginRun implements AutoCloseable {
         double first = early[0] / 1000.0;
         Arrays.sort(early);
         Arrays.sort(nanos);
-        return new Latency(first, percentile(early, 50) / 1000.0, percentile(nanos, 50) / 1000.0, percentile(nanos, 99) / 1000.0);
+        return new Latency(first, percentile(early, 50) / 1000.0, percentile(early, 99) / 1000.0, percentile(nanos, 50) / 1000.0,
+                percentile(nanos, 99) / 1000.0);
     }
 
     private static long percentile(long[] sorted, int p) {
@@ -170,11 +181,17 @@ final class PluginRun implements AutoCloseable {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     }
 
+    /** SIGTERM, and SIGKILL when the process has not ended within {@code grace}; the exit status. */
+    int terminate(Duration grace) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) process.destroyForcibly().waitFor();
+        return process.exitValue();
+    }
+
     @Override
     public void close() throws IOException, InterruptedException {
         try {
-            process.destroy();
-            if (!process.waitFor(10, TimeUnit.SECONDS)) process.destroyForcibly().waitFor();
+            terminate(Duration.ofSeconds(10));
         } finally {
             kubelet.close();
             Trees.deleteRecursively(dir);

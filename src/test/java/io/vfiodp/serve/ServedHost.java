@@ -1,6 +1,5 @@
 package io.vfiodp.serve;
 
-import static org.awaitility.Awaitility.await;
 
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.testkit.deviceplugin.Watch;
@@ -24,7 +23,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Predicate;
-import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A fixture copy served the way {@code serve} does it (runtime, /dev/vfio watch triggering
@@ -75,13 +73,11 @@ public final class ServedHost implements AutoCloseable {
     /** Waits for an update sent after the first {@code seen} ones that matches. */
     public static ListAndWatchResponse awaitUpdateAfter(Watch w, int seen, Predicate<ListAndWatchResponse> match, Duration timeout)
             throws InterruptedException, TimeoutException {
+        // the watch tests each update once, in order, and wakes on every message (no Awaitility: the benches run without it)
+        AtomicInteger index = new AtomicInteger();
         try {
-            return await().atMost(timeout).pollInterval(Duration.ofMillis(1)).until(() -> {
-                List<ListAndWatchResponse> all = w.updates();
-                for (int i = seen; i < all.size(); i++) if (match.test(all.get(i))) return all.get(i);
-                return null;
-            }, java.util.Objects::nonNull);
-        } catch (ConditionTimeoutException e) {
+            return w.awaitUpdate(u -> index.getAndIncrement() >= seen && match.test(u), timeout);
+        } catch (TimeoutException e) {
             throw new TimeoutException(w.resource() + ": no matching update after the first " + seen + " within " + timeout + "; got " + w.updates());
         }
     }
