@@ -9,10 +9,12 @@
 #   OUT/lib/native/               netty's epoll transport and JNA's dispatcher, unpacked from the jar
 #   OUT/lib/vfio-device-plugin.jsa class-data-sharing archive made by a training run of `demo`:
 #                                 on JDK 25+ an AOT cache (JEP 483/514/515), before a dynamic archive
+#   OUT/lib/vfio-device-plugin-api.jsa the same, trained on the demo's DRA part: serve with the API
 #   OUT/bin/vfio-device-plugin    launcher using all of the above
 #
 # Usage: build.sh JAVA_HOME JAR OUT KIT. KIT is the test kit's jar (target/demo-lib), the kubelet
-# simulators of the training run's demo: the image holds none of it. Run by the Maven profile "image"
+# simulators of the training run's demo, with fabric8's mock API server beside it for its DRA part:
+# the image holds none of it. Run by the Maven profile "image"
 # (agent.pom.xml), which the Dockerfile's build stage runs; every step of the image build is here, so
 # the tests see it.
 set -eu
@@ -161,6 +163,34 @@ fi
 rm -rf "$work"
 if [ ! -s "$out/lib/vfio-device-plugin.jsa" ]; then
     echo "image: the training run wrote no archive; see $log" >&2
+    exit 1
+fi
+
+# A second archive, for serve with the Kubernetes API (in a pod): the DRA part of the same demo,
+# against fabric8's mock API server (in the demo's process, from the test kit's directory), trains
+# it on that part's serve process alone. With the API serve loads the Kubernetes client, Jackson,
+# the JDK's HTTP client and the DRA driver: thousands of classes the first cache leaves out, as a
+# node without the API never loads them and every class in a cache is loaded at every start.
+# The launcher maps this one when serve runs with the API, and the DaemonSet names it (docs/deployment.md, "Build").
+training_api=$(printf '%s' "$training" | sed 's/vfio-device-plugin\.jsa$/vfio-device-plugin-api.jsa/')
+work=$(mktemp -d)
+log_api="$out.training-api.log"
+# shellcheck disable=SC2086 # $profiles is one word or none
+if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" -cp "$out/lib/vfio-device-plugin.jar:$(dirname "$kit")/*" \
+        io.vfiodp.cli.Main demo \
+        "--serve-java-option=@$out/lib/jvm.options" "--serve-java-option=-XX:CompileCommandFile=$out/lib/compile-commands" \
+        "--serve-java-option=-Djava.library.path=$out/lib/native" "--serve-java-option=-Djna.boot.library.path=$out/lib/native" \
+        "--dra-serve-java-option=$training_api" \
+        $(printf '%s' "$profiles" | sed 's/^--serve-java-option=/--dra-serve-java-option=/') \
+        --probes-only >"$log_api" 2>&1); then
+    rm -rf "$work"
+    echo "image: the training run with the API (demo's DRA part) failed; its output:" >&2
+    cat "$log_api" >&2
+    exit 1
+fi
+rm -rf "$work"
+if [ ! -s "$out/lib/vfio-device-plugin-api.jsa" ]; then
+    echo "image: the training run with the API wrote no archive (is fabric8's mock server beside the test kit?); see $log_api" >&2
     exit 1
 fi
 echo "image: $out ($(du -sh "$out" | cut -f1)), training log $log"

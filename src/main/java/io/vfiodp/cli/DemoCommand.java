@@ -46,6 +46,11 @@ final class DemoCommand implements Callable<Integer> {
                     + "its class archive this way, on the plugin process alone.")
     List<String> serveJavaOptions = new ArrayList<>();
 
+    @Option(names = "--dra-serve-java-option", paramLabel = "OPT",
+            description = "A JVM option for the DRA part's plugin process alone, after the --serve-java-option ones (repeatable). "
+                    + "The image's build trains its second class archive, for serve with the Kubernetes API, this way.")
+    List<String> draServeJavaOptions = new ArrayList<>();
+
     @Option(names = "--probes-only",
             description = "Ask the plugin's /healthz and /readyz only, not /metrics, as the kubelet does on a node without monitoring. "
                     + "The image's build trains its class archive this way: every class in it is loaded at every start.")
@@ -63,8 +68,11 @@ final class DemoCommand implements Callable<Integer> {
         }
         Path work = Files.createTempDirectory("vfio-dp-demo-");
         try {
-            new DemoRun(out, DemoRun.DEFAULT_PRINTERS, ServeProcess.starter(serveJavaOptions, verbose ? Optional.of(err) : Optional.empty(),
-                    Main.class.getName()), DraDemoPart.onClassPathOf(DemoCommand.class.getClassLoader()),
+            Optional<PrintWriter> forward = verbose ? Optional.of(err) : Optional.empty();
+            List<String> draJavaOptions = new ArrayList<>(serveJavaOptions);
+            draJavaOptions.addAll(draServeJavaOptions);
+            new DemoRun(out, DemoRun.DEFAULT_PRINTERS, ServeProcess.starter(serveJavaOptions, forward, Main.class.getName()),
+                    DraDemoPart.onClassPathOf(DemoCommand.class.getClassLoader(), ServeProcess.starter(draJavaOptions, forward, Main.class.getName())),
                     probesOnly ? DemoRun.Endpoints.PROBES : DemoRun.Endpoints.PROBES_AND_METRICS).run(work);
         } catch (ServeFailure e) {
             out.flush();

@@ -45,6 +45,13 @@ final class DraDemo implements DraDemoPart {
     private static final String REQUEST = "gpu";
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
+    // a starter of its own, else the device-plugin part's (the Setting's)
+    private final Optional<DemoRun.ServeStarter> serve;
+
+    DraDemo(Optional<DemoRun.ServeStarter> serve) {
+        this.serve = serve;
+    }
+
     @Override
     public void run(Setting s) throws Exception {
         PrintWriter out = s.out();
@@ -64,7 +71,7 @@ final class DraDemo implements DraDemoPart {
             s.allocated().ifPresent(a -> ExtendedResourceDemo.applyClass(out, api, a.resource()));
             out.println("   serve " + String.join(" ", options));
             out.flush();
-            try (DemoRun.RunningServe serving = s.serve().start(options, Map.of("KUBERNETES_MASTER", api.url()))) {
+            try (DemoRun.RunningServe serving = serve.orElse(s.serve()).start(options, Map.of("KUBERNETES_MASTER", api.url()))) {
                 out.println("   serve runs as process " + serving.pid() + " (KUBERNETES_MASTER=" + api.url() + ")");
                 register(out, kubelet, serving);
                 ResourceSlice slice = awaitSlice(api, serving);

@@ -43,14 +43,23 @@ public sealed interface DraDemoPart permits DraDemoPart.Skipped, DraDemo {
         }
     }
 
-    /** The DRA part when the mock server is on the class path, else {@link Skipped}. */
+    /** The DRA part when the mock server is on the class path, else {@link Skipped}; its serve as the device-plugin part's. */
     static DraDemoPart onClassPathOf(ClassLoader loader) {
+        return onClassPathOf(loader, Optional.empty());
+    }
+
+    /** The same, its serve started by {@code serve} (the image's build trains a class archive on that process alone). */
+    static DraDemoPart onClassPathOf(ClassLoader loader, DemoRun.ServeStarter serve) {
+        return onClassPathOf(loader, Optional.of(serve));
+    }
+
+    private static DraDemoPart onClassPathOf(ClassLoader loader, Optional<DemoRun.ServeStarter> serve) {
         try {
             Class.forName(MOCK_SERVER, false, loader);
         } catch (ClassNotFoundException e) {
             return new Skipped("fabric8's mock API server is not on the class path (the image and `java -jar` leave it out;"
                     + " bin/vfio-device-plugin adds target/demo-lib, which ./mvnw package makes)");
         }
-        return new DraDemo();
+        return new DraDemo(serve);
     }
 }

@@ -123,6 +123,31 @@ class ImageIT {
     }
 
     /**
+     * build.sh trains a second archive on the demo's DRA part (serve with the API); the launcher
+     * maps it for serve when an API is configured, and the first one for anything else.
+     */
+    @Test
+    void serveWithAnApiMapsTheArchiveTrainedWithTheApi() throws Exception {
+        String apiArchive = IMAGE.resolve("lib/vfio-device-plugin-api.jsa").toRealPath().toString();
+        String archive = IMAGE.resolve("lib/vfio-device-plugin.jsa").toRealPath().toString();
+        Path serveLog = dir.resolve("serve-cds.log");
+        Path inventoryLog = dir.resolve("inventory-cds.log");
+        Map<String, String> serveEnv = new HashMap<>(archiveRequired(serveLog));
+        serveEnv.put("KUBECONFIG", dir.resolve("kubeconfig").toString());
+        Map<String, String> inventoryEnv = new HashMap<>(archiveRequired(inventoryLog));
+        inventoryEnv.put("KUBECONFIG", dir.resolve("kubeconfig").toString());
+
+        Run serve = run(serveEnv, "serve", "--help");
+        Run inventory = run(inventoryEnv, "inventory", "--help");
+
+        assertThat(serve.exit()).as(serve.err()).isZero();
+        assertThat(inventory.exit()).as(inventory.err()).isZero();
+        assertThat(Files.readString(serveLog)).contains("Opened shared archive file " + apiArchive + ".");
+        assertThat(Files.readString(inventoryLog)).contains("Opened shared archive file " + archive + ".")
+                .doesNotContain(apiArchive);
+    }
+
+    /**
      * build.sh rewrites picocli's Java 5 class files, which no AOT cache holds, as Java 8 class
      * files with stack maps: they must come from the archive, and each must still verify.
      */
@@ -281,7 +306,8 @@ class ImageIT {
                     current-context: mock
                     """.formatted(api.getPort()), StandardCharsets.UTF_8);
 
-            Process p = serve(Map.of("KUBECONFIG", kubeconfig.toString(), "JDK_JAVA_OPTIONS", "-Djava.io.tmpdir=" + dir), pluginDir,
+            // -Xshare:on: serve with the API on the archive trained with it, or no start at all
+            Process p = serve(Map.of("KUBECONFIG", kubeconfig.toString(), "JDK_JAVA_OPTIONS", "-Xshare:on -Djava.io.tmpdir=" + dir), pluginDir,
                     dir.resolve("serve.log"));
             try {
                 kubelet.awaitRegistrations(List.of("example.com/T4_OVER_TLS"), 1, Duration.ofSeconds(30));

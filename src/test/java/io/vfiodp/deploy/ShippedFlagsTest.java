@@ -38,11 +38,21 @@ class ShippedFlagsTest {
 
     /** The launcher's {@code exec} line, {@code $home} set to {@code home}, its @argfile expanded, {@code "$@"} dropped. */
     static List<String> launcherCommand(String home) throws IOException {
+        return launcherCommand(home, home + "/lib/vfio-device-plugin.jsa");
+    }
+
+    /** The launcher's command for serve with a Kubernetes API configured: the archive trained with the API. */
+    static List<String> launcherCommandWithApi(String home) throws IOException {
+        return launcherCommand(home, home + "/lib/vfio-device-plugin-api.jsa");
+    }
+
+    private static List<String> launcherCommand(String home, String archive) throws IOException {
         String script = Files.readString(LAUNCHER).replace("\\\n", " ");
+        assertThat(script).contains("archive=\"$home/lib/vfio-device-plugin.jsa\"", "archive=\"$home/lib/vfio-device-plugin-api.jsa\"");
         String exec = script.lines().filter(l -> l.startsWith("exec ")).findFirst().orElseThrow();
         List<String> command = new ArrayList<>();
         for (String word : exec.substring("exec ".length()).trim().split("\\s+")) {
-            String w = word.replace("\"", "").replace("$home", home);
+            String w = word.replace("\"", "").replace("$archive", archive).replace("$home", home);
             if (w.equals("$@")) continue;
             if (w.startsWith("@")) {
                 assertThat(w).isEqualTo("@" + home + "/lib/jvm.options");
@@ -72,7 +82,8 @@ class ShippedFlagsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("base")
     void daemonSetCommandIsTheLauncherCommandInTheImage(Manifests m) throws IOException {
-        assertThat(m.container().getCommand()).isEqualTo(launcherCommand(IMAGE_HOME));
+        // serve in a pod has the API (in-cluster configuration): the launcher would map the archive trained with it
+        assertThat(m.container().getCommand()).isEqualTo(launcherCommandWithApi(IMAGE_HOME));
     }
 
     /** The value the launcher gives MALLOC_ARENA_MAX unless the environment sets one. */
