@@ -170,7 +170,7 @@ public final class DemoRun {
                     + (onlyKubeletSocketLeft(pluginDir) ? "" : " (some sockets are still there!)"));
             printWhatTheKubeletKeeps(kubelet, names);
         }
-        dra.run(new DraDemoPart.Setting(out, node, workDir, serve, allocated));
+        dra.run(new DraDemoPart.Setting(out, node, workDir, serve, allocated, endpoints));
         out.flush();
     }
 

@@ -85,7 +85,7 @@ final class DraDemo implements DraDemoPart {
                 out.println();
                 out.println("== NodeUnprepareResources (the VM's pod is gone): " + (error.isEmpty() ? "ok" : error) + "; CDI specs left in "
                         + cdi + ": " + listing(cdi).size());
-                if (s.allocated().isPresent()) ExtendedResourceDemo.run(out, api, kubelet, cdi, s.allocated().get(), device.getName(), serving);
+                if (s.allocated().isPresent()) ExtendedResourceDemo.run(out, api, kubelet, cdi, s.allocated().get(), device.getName(), serving, s.endpoints());
             }
             out.println("== Shut down: serve stopped, its registration and DRA sockets removed"
                     + (listing(registry).isEmpty() ? "" : " (some sockets are still there!)"));

@@ -23,8 +23,10 @@ public sealed interface DraDemoPart permits DraDemoPart.Skipped, DraDemo {
      * @param workDir         where the part may create its directories
      * @param allocated       the first allocation the device plugin's Allocate made, if one: the part claims the same device,
      *                        and shows what a VM's pod gets through DRA beside it
+     * @param endpoints       which of serve's HTTP endpoints the part may ask, as the device-plugin part
      */
-    record Setting(PrintWriter out, Path node, Path workDir, DemoRun.ServeStarter serve, Optional<DemoAllocation> allocated) {
+    record Setting(PrintWriter out, Path node, Path workDir, DemoRun.ServeStarter serve, Optional<DemoAllocation> allocated,
+                   DemoRun.Endpoints endpoints) {
 
         /** The PCI address Allocate handed out first, if one. */
         Optional<String> allocatedDevice() {

@@ -52,7 +52,7 @@ final class ExtendedResourceDemo {
      * @param device    that device's name in the node's pool
      */
     static void run(PrintWriter out, DemoApiServer api, DraKubeletSimulator kubelet, Path cdi, DemoAllocation allocated, String device,
-                    DemoRun.RunningServe serving) throws IOException {
+                    DemoRun.RunningServe serving, DemoRun.Endpoints endpoints) throws IOException {
         String resource = allocated.resource().value();
         out.println();
         out.println("== A VM as it runs today, gpus: [{deviceName: " + resource + "}], on DRA unchanged: its virt-launcher pod asks "
@@ -94,6 +94,7 @@ final class ExtendedResourceDemo {
 
         String error = kubelet.unprepare(DraKubeletSimulator.claim(NAMESPACE, scheduled.name(), uid)).getClaimsOrThrow(uid).getError();
         out.println("  NodeUnprepareResources (the VM's pod is gone): " + (error.isEmpty() ? "ok" : error));
+        if (endpoints == DemoRun.Endpoints.PROBES) return;
         DemoRun.HttpAnswer metrics = DemoRun.get(serving.metricsPort(), "/metrics");
         metrics.body().lines().filter(l -> l.startsWith("vfio_dp_dra_device_class_ready{")).forEach(l -> out.println("  GET /metrics  " + l));
     }

@@ -80,7 +80,8 @@ final class NodeAtFixedPaths {
             Files.createDirectory(dir);
             created.add(dir);
         } catch (FileAlreadyExistsException e) {
-            // made meanwhile by someone else: theirs to keep
+            // made meanwhile by someone else: theirs to keep; a file there cannot be bound over by a directory
+            if (!Files.isDirectory(dir)) throw e;
         }
     }
 

@@ -1,8 +1,10 @@
 package io.vfiodp.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -50,5 +52,17 @@ class NodeAtFixedPathsTest {
         assertThat(vfio).isDirectory();
         assertThat(pciIds).hasContent("8086  Intel Corporation");
         assertThat(plugins.resolve("kubelet.sock")).exists();
+    }
+
+    @Test
+    void aFileWhereADirectoryIsBoundIsRefusedAndWhatWasCreatedIsRemoved() throws IOException {
+        Path plugins = root.resolve("plugins");
+        Path vfio = Files.writeString(Files.createDirectories(root.resolve("dev")).resolve("vfio"), "");
+
+        assertThatThrownBy(() -> NodeAtFixedPaths.createMountPoints(List.of(plugins, vfio), root.resolve("pci.ids")))
+                .isInstanceOf(FileAlreadyExistsException.class).hasMessageContaining(vfio.toString());
+
+        assertThat(plugins).doesNotExist();
+        assertThat(vfio).isRegularFile();
     }
 }

@@ -65,7 +65,8 @@ class DemoRunTest {
         DraDemoPart part = DraDemoPart.onClassPathOf(new ClassLoader(null) {});
         StringWriter out = new StringWriter();
 
-        part.run(new DraDemoPart.Setting(new PrintWriter(out, true), work, work, (options, env) -> new Silent(), Optional.empty()));
+        part.run(new DraDemoPart.Setting(new PrintWriter(out, true), work, work, (options, env) -> new Silent(), Optional.empty(),
+                DemoRun.Endpoints.PROBES_AND_METRICS));
 
         assertThat(part).isInstanceOf(DraDemoPart.Skipped.class);
         assertThat(out.toString()).isEqualTo("\n== DRA: skipped: fabric8's mock API server is not on the class path (the image and `java -jar`"

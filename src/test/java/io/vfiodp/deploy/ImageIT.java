@@ -137,14 +137,23 @@ class ImageIT {
         Map<String, String> inventoryEnv = new HashMap<>(archiveRequired(inventoryLog));
         inventoryEnv.put("KUBECONFIG", dir.resolve("kubeconfig").toString());
 
+        Path optionsOnlyLog = dir.resolve("options-only-cds.log");
+        Map<String, String> optionsOnlyEnv = new HashMap<>(archiveRequired(optionsOnlyLog));
+        optionsOnlyEnv.put("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+
         Run serve = run(serveEnv, "serve", "--help");
         Run inventory = run(inventoryEnv, "inventory", "--help");
+        // as a DaemonSet may run the image: options only, which Main runs as serve
+        Run optionsOnly = run(optionsOnlyEnv, "--sysfs-root", "/sys", "--help");
 
         assertThat(serve.exit()).as(serve.err()).isZero();
         assertThat(inventory.exit()).as(inventory.err()).isZero();
-        assertThat(Files.readString(serveLog)).contains("Opened shared archive file " + apiArchive + ".");
-        assertThat(Files.readString(inventoryLog)).contains("Opened shared archive file " + archive + ".")
-                .doesNotContain(apiArchive);
+        assertThat(optionsOnly.exit()).as(optionsOnly.err()).isZero();
+        assertThat(optionsOnly.out()).startsWith("Usage: vfio-device-plugin serve");
+        assertThat(Files.readString(optionsOnlyLog)).contains(" " + apiArchive + ".");
+        // JDK 25 logs "Opened shared archive file X.", JDK 21 "Opened archive X."
+        assertThat(Files.readString(serveLog)).contains(" " + apiArchive + ".");
+        assertThat(Files.readString(inventoryLog)).contains(" " + archive + ".").doesNotContain(apiArchive);
     }
 
     /**
@@ -325,7 +334,9 @@ class ImageIT {
 
     @Test
     void everyPathTheDaemonSetStartsIsInTheImage() throws Exception {
-        for (String word : ShippedFlagsTest.launcherCommand(ShippedFlagsTest.IMAGE_HOME)) {
+        List<String> words = new ArrayList<>(ShippedFlagsTest.launcherCommandWithApi(ShippedFlagsTest.IMAGE_HOME));
+        words.addAll(ShippedFlagsTest.launcherCommand(ShippedFlagsTest.IMAGE_HOME));
+        for (String word : words) {
             String path = word.replaceFirst("^-(XX:SharedArchiveFile|XX:CompileCommandFile|Djava\\.library\\.path|Djna\\.boot\\.library\\.path)=", "");
             if (!path.startsWith(ShippedFlagsTest.IMAGE_HOME + "/")) continue;
             Path inImage = IMAGE.resolve(path.substring(ShippedFlagsTest.IMAGE_HOME.length() + 1));
