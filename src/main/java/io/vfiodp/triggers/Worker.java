@@ -1,7 +1,9 @@
 package io.vfiodp.triggers;
 
 import java.time.Duration;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,12 +24,15 @@ public final class Worker implements Executor, AutoCloseable {
 
     private final String name;
     private final ScheduledThreadPoolExecutor executor;
+    // the executor's thread (a new one should a task kill it): close waits for each to end
+    private final Queue<Thread> threads = new ConcurrentLinkedQueue<>();
 
     private Worker(String name) {
         this.name = name;
         this.executor = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, name);
             t.setDaemon(true);
+            threads.add(t);
             return t;
         });
         // a cancelled wake-up must not stay queued for hours (the rescan period), and nothing runs after close
@@ -98,12 +103,19 @@ public final class Worker implements Executor, AutoCloseable {
         }
     }
 
-    /** Interrupts what runs, drops what waits, and waits briefly for the thread to end. Idempotent. */
+    /**
+     * Interrupts what runs, drops what waits, and waits briefly for the thread to end: the
+     * executor counts as terminated once its last task returned, a moment before its thread is
+     * gone, so the thread itself is joined too. Idempotent.
+     */
     @Override
     public void close() {
         executor.shutdownNow();
         try {
             executor.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            for (Thread t = threads.poll(); t != null; t = threads.poll()) {
+                if (t != Thread.currentThread()) t.join(CLOSE_WAIT);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
