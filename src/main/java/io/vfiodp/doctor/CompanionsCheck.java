@@ -14,18 +14,19 @@ import java.util.stream.Collectors;
  * device in another slot means the PCIe path does not isolate them (no ACS, or a PCIe-to-PCI
  * bridge), and the two can never go to two VMs.
  */
-final class CompanionsCheck implements Check {
+final class CompanionsCheck implements DeviceCheck {
 
     static final String ID = "device.companions";
 
     @Override
-    public List<Finding> run(NodeView node) {
-        List<Finding> out = new ArrayList<>();
-        for (PciFunction f : node.candidates()) {
-            if (Devices.hostsVgpus(node.host(), f) || f.iommuGroup().isEmpty()) continue;
-            out.add(Finding.about(ID, f.address().toString(), outcome(node, f)));
-        }
-        return out;
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public Optional<Outcome> about(NodeView node, PciFunction f) {
+        if (Devices.hostsVgpus(node.host(), f) || f.iommuGroup().isEmpty()) return Optional.empty();
+        return Optional.of(outcome(node, f));
     }
 
     private static Outcome outcome(NodeView node, PciFunction f) {

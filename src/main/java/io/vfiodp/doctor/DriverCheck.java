@@ -5,21 +5,25 @@ import io.vfiodp.policy.GroupViability;
 import io.vfiodp.policy.PolicyEngine;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@code device.driver}: the driver each device is on, and the commands that move it to vfio-pci:
  * now through {@code driver_override} and {@code bind}, and for good through vfio-pci's
  * {@code ids} at boot, which also claims the functions its IOMMU group shares.
  */
-final class DriverCheck implements Check {
+final class DriverCheck implements DeviceCheck {
 
     static final String ID = "device.driver";
 
     @Override
-    public List<Finding> run(NodeView node) {
-        List<Finding> out = new ArrayList<>();
-        for (PciFunction f : node.candidates()) out.add(Finding.about(ID, f.address().toString(), outcome(node, f)));
-        return out;
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public Optional<Outcome> about(NodeView node, PciFunction f) {
+        return Optional.of(outcome(node, f));
     }
 
     private static Outcome outcome(NodeView node, PciFunction f) {

@@ -3,8 +3,8 @@ package io.vfiodp.doctor;
 import io.vfiodp.host.PciFunction;
 import io.vfiodp.policy.GroupViability;
 import io.vfiodp.policy.PolicyEngine;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -13,18 +13,18 @@ import java.util.stream.Collectors;
  * members in the way and the commands that move them. A vGPU host is left out: its vGPUs have
  * groups of their own.
  */
-final class GroupCheck implements Check {
+final class GroupCheck implements DeviceCheck {
 
     static final String ID = "device.group";
 
     @Override
-    public List<Finding> run(NodeView node) {
-        List<Finding> out = new ArrayList<>();
-        for (PciFunction f : node.candidates()) {
-            if (Devices.hostsVgpus(node.host(), f)) continue;
-            out.add(Finding.about(ID, f.address().toString(), outcome(node, f)));
-        }
-        return out;
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public Optional<Outcome> about(NodeView node, PciFunction f) {
+        return Devices.hostsVgpus(node.host(), f) ? Optional.empty() : Optional.of(outcome(node, f));
     }
 
     private static Outcome outcome(NodeView node, PciFunction f) {

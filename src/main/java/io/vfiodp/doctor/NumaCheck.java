@@ -2,23 +2,26 @@ package io.vfiodp.doctor;
 
 import io.vfiodp.host.PciFunction;
 import io.vfiodp.host.Reading;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@code device.numa}: the NUMA node the device sits on, which the kubelet and the VM's CPU
  * pinning align with. On a host with several nodes, a device without one (firmware without
  * {@code _PXM}) cannot be placed next to its VM's memory.
  */
-final class NumaCheck implements Check {
+final class NumaCheck implements DeviceCheck {
 
     static final String ID = "device.numa";
 
     @Override
-    public List<Finding> run(NodeView node) {
-        List<Finding> out = new ArrayList<>();
-        for (PciFunction f : node.candidates()) out.add(Finding.about(ID, f.address().toString(), outcome(node, f)));
-        return out;
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public Optional<Outcome> about(NodeView node, PciFunction f) {
+        return Optional.of(outcome(node, f));
     }
 
     private static Outcome outcome(NodeView node, PciFunction f) {

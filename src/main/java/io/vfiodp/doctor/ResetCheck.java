@@ -3,26 +3,26 @@ package io.vfiodp.doctor;
 import io.vfiodp.host.PciFunction;
 import io.vfiodp.host.Reading;
 import io.vfiodp.host.ResetSupport;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@code device.reset}: how the kernel resets the device when a VM lets go of it. Without a reset
  * the next VM gets the device in whatever state the last one left it.
  */
-final class ResetCheck implements Check {
+final class ResetCheck implements DeviceCheck {
 
     static final String ID = "device.reset";
 
     @Override
-    public List<Finding> run(NodeView node) {
-        List<Finding> out = new ArrayList<>();
-        for (PciFunction f : node.candidates()) {
-            if (Devices.hostsVgpus(node.host(), f)) continue;
-            ResetSupport reset = node.resets().get(f.address());
-            if (reset != null) out.add(Finding.about(ID, f.address().toString(), outcome(f, reset)));
-        }
-        return out;
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public Optional<Outcome> about(NodeView node, PciFunction f) {
+        if (Devices.hostsVgpus(node.host(), f)) return Optional.empty();
+        return Optional.ofNullable(node.resets().get(f.address())).map(reset -> outcome(f, reset));
     }
 
     private static Outcome outcome(PciFunction f, ResetSupport reset) {

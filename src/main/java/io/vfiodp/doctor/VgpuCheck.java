@@ -10,6 +10,7 @@ import io.vfiodp.host.VgpuType;
 import io.vfiodp.host.VgpuVf;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -20,19 +21,20 @@ import java.util.stream.Collectors;
  * created: mdev types with instances left, or, on an SR-IOV PF (Ada, Hopper and newer), its VFs and
  * the types a free VF can take.
  */
-final class VgpuCheck implements Check {
+final class VgpuCheck implements DeviceCheck {
 
     static final String ID = "device.vgpu";
 
     @Override
-    public List<Finding> run(NodeView node) {
-        List<Finding> out = new ArrayList<>();
-        for (PciFunction f : node.candidates()) {
-            if (!Devices.vgpuCapable(node.host(), f)) continue;
-            MdevParent parent = node.host().mdevParents().get(f.address());
-            out.add(Finding.about(ID, f.address().toString(), parent != null ? mdev(node.host(), parent) : sriov(node.host(), f)));
-        }
-        return out;
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public Optional<Outcome> about(NodeView node, PciFunction f) {
+        if (!Devices.vgpuCapable(node.host(), f)) return Optional.empty();
+        MdevParent parent = node.host().mdevParents().get(f.address());
+        return Optional.of(parent != null ? mdev(node.host(), parent) : sriov(node.host(), f));
     }
 
     private static Outcome mdev(HostSnapshot host, MdevParent parent) {
