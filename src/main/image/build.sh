@@ -4,6 +4,8 @@
 #
 #   OUT/runtime/                  Java runtime made by jlink: the modules jdeps finds in the jar
 #   OUT/lib/vfio-device-plugin.jar  the jar (JDK 25+: picocli's classes as Java 8 class files, archivable)
+#   OUT/lib/LICENSE               the project's license (Apache-2.0)
+#   OUT/lib/THIRD-PARTY.txt       every third-party artifact in the jar with its license, and the Java runtime's
 #   OUT/lib/jvm.options           the shipped JVM flags
 #   OUT/lib/compile-commands      the shipped compile thresholds of the request path (-XX:CompileCommandFile)
 #   OUT/lib/native/               netty's epoll transport and JNA's dispatcher, unpacked from the jar
@@ -117,6 +119,46 @@ mkdir -p "$out/lib/native"
         "com/sun/jna/linux-$jna_arch/libjnidispatch.so" . \
     && rm -r META-INF com)
 cp "$src/jvm.options" "$out/lib/jvm.options"
+# The licenses, beside the jar: the project's, and every third-party artifact the jar bundles (the listing the
+# build generated from Maven's metadata, agent.pom.xml) followed by the Java runtime made above, whose own
+# notices jlink keeps in runtime/legal.
+# (jar extracts every entry that starts with a name given, META-INF/LICENSE.txt too: into a directory of its own)
+notices=$(mktemp -d)
+(cd "$notices" && "$java_home/bin/jar" xf "$out/lib/vfio-device-plugin.jar" META-INF/LICENSE META-INF/THIRD-PARTY.txt)
+cp "$notices/META-INF/LICENSE" "$notices/META-INF/THIRD-PARTY.txt" "$out/lib/" 2>/dev/null || true
+rm -rf "$notices"
+if [ ! -s "$out/lib/LICENSE" ] || [ ! -s "$out/lib/THIRD-PARTY.txt" ]; then
+    echo "image: the jar holds no META-INF/LICENSE or META-INF/THIRD-PARTY.txt (agent.pom.xml puts them there)" >&2
+    exit 1
+fi
+# Artifacts that other artifacts carry inside them (woodstox-core relocates MSV's xsdlib and isorelax) are not
+# Maven dependencies, so the listing misses them; their own POMs, which they brought into the jar, name their
+# licenses.
+poms=$(mktemp -d)
+(cd "$poms" && "$java_home/bin/jar" xf "$out/lib/vfio-device-plugin.jar" META-INF/maven)
+embedded=""
+for props in "$poms"/META-INF/maven/*/*/pom.properties; do
+    group=$(sed -n 's/^groupId=//p' "$props"); artifact=$(sed -n 's/^artifactId=//p' "$props"); version=$(sed -n 's/^version=//p' "$props")
+    [ "$group" = io.vfiodp ] && continue
+    grep -qF "($group:$artifact:" "$out/lib/THIRD-PARTY.txt" && continue
+    license=$(sed -n '/<licenses>/,/<\/licenses>/s/.*<name>\(.*\)<\/name>.*/\1/p' "$(dirname "$props")/pom.xml" | paste -sd, -)
+    embedded="$embedded     (${license:-no license in its POM}) $artifact ($group:$artifact:$version, inside another artifact of the list)
+"
+done
+rm -rf "$poms"
+if [ -n "$embedded" ]; then
+    printf '\nCarried inside the artifacts above (each named by the POM it brought along):\n%s' "$embedded" >>"$out/lib/THIRD-PARTY.txt"
+fi
+runtime_version=$(sed -n 's/^JAVA_VERSION="\(.*\)"$/\1/p' "$out/runtime/release")
+runtime_vendor=$(sed -n 's/^IMPLEMENTOR="\(.*\)"$/\1/p' "$out/runtime/release")
+cat >>"$out/lib/THIRD-PARTY.txt" <<EOF
+
+The Java runtime in runtime/ (made by jlink from the build's JDK):
+     (GPL-2.0-only WITH Classpath-exception-2.0) OpenJDK $runtime_version${runtime_vendor:+ from $runtime_vendor}; the notices of each of its modules are in runtime/legal/
+
+In the container image, the operating system's files come from the Dockerfile's base image (Debian); each
+package's license is in /usr/share/doc/<package>/copyright there.
+EOF
 cp "$src/compile-commands" "$out/lib/compile-commands"
 cp "$src/vfio-device-plugin" "$out/bin/vfio-device-plugin"
 chmod 755 "$out/bin/vfio-device-plugin"

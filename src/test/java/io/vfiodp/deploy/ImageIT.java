@@ -226,6 +226,47 @@ class ImageIT {
         assertThat(demo.err().lines().filter(l -> !l.startsWith("NOTE: Picked up JDK_JAVA_OPTIONS"))).isEmpty();
     }
 
+    /**
+     * The project's license and THIRD-PARTY.txt lie beside the jar: every artifact the jar holds a POM of is listed with
+     * a license (the build generated the list from Maven's metadata), and so is the Java runtime, with its notices.
+     */
+    @Test
+    void theLicenseAndEveryBundledArtifactsLicenseLieBesideTheJar() throws Exception {
+        String listing = Files.readString(IMAGE.resolve("lib/THIRD-PARTY.txt"));
+        List<String> bundled = new ArrayList<>();
+        try (JarFile jar = new JarFile(IMAGE.resolve("lib/vfio-device-plugin.jar").toFile())) {
+            Pattern props = Pattern.compile("META-INF/maven/([^/]+)/([^/]+)/pom.properties");
+            jar.stream().map(JarEntry::getName).map(props::matcher).filter(Matcher::matches)
+                    .filter(m -> !m.group(1).equals("io.vfiodp")).forEach(m -> bundled.add(m.group(1) + ":" + m.group(2) + ":"));
+            assertThat(new String(jar.getInputStream(jar.getEntry("META-INF/LICENSE")).readAllBytes(), StandardCharsets.UTF_8))
+                    .isEqualTo(Files.readString(IMAGE.resolve("lib/LICENSE")));
+        }
+
+        assertThat(Files.readString(IMAGE.resolve("lib/LICENSE"))).contains("Apache License", "Version 2.0, January 2004");
+        assertThat(bundled).as("artifacts in the jar").hasSizeGreaterThan(30);
+        for (String artifact : bundled) {
+            assertThat(listing).as("THIRD-PARTY.txt names " + artifact).containsPattern("(?m)^ +\\([^)]+\\)( \\([^)]+\\))* .*\\(" + Pattern.quote(artifact));
+        }
+        String runtime = Files.readString(IMAGE.resolve("runtime/release"));
+        Matcher version = Pattern.compile("(?m)^JAVA_VERSION=\"([^\"]+)\"").matcher(runtime);
+        assertThat(version.find()).isTrue();
+        assertThat(listing).contains("OpenJDK " + version.group(1), "GPL-2.0-only WITH Classpath-exception-2.0", "runtime/legal/");
+        assertThat(IMAGE.resolve("runtime/legal/java.base")).isDirectory();
+    }
+
+    /** {@code --version}: the project's one version (pom.xml's revision) and the commit the build recorded. */
+    @Test
+    void versionNamesTheProjectsVersionAndTheCommit() throws Exception {
+        Run version = run(Map.of(), "--version");
+        Process git = new ProcessBuilder("git", "rev-parse", "--short=12", "HEAD").redirectErrorStream(true).start();
+        String head = new String(git.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        boolean inACheckout = git.waitFor(30, TimeUnit.SECONDS) && git.exitValue() == 0;
+
+        assertThat(version.exit()).isZero();
+        assertThat(version.out().trim()).startsWith("vfio-device-plugin " + ReleaseVersionTest.projectVersion() + " (commit "
+                + (inACheckout ? head : "unknown"));
+    }
+
     /** What only the tests and the demo use stays out of the image: the test kit, the mock API server. */
     @Test
     void theImageHoldsNoTestKitNorMockApiServer() throws Exception {

@@ -123,20 +123,13 @@ class ShippedFlagsTest {
     }
 
     @Test
-    void dockerfileLabelsTheImageWithItsSourceAndVersion() throws IOException {
+    void dockerfileLabelsTheImageWithItsSourceAndVersion() throws Exception {
         String dockerfile = Files.readString(DOCKERFILE);
         Matcher version = Pattern.compile("(?m)^ARG VERSION=(\\S+)$").matcher(dockerfile);
 
         assertThat(version.find()).as("ARG VERSION=... in the Dockerfile").isTrue();
-        assertThat(version.group(1)).isEqualTo(projectVersion());
+        assertThat(version.group(1)).isEqualTo(ReleaseVersionTest.projectVersion());
         assertThat(dockerfile).contains("org.opencontainers.image.source=\"https://github.com/vfio-device-plugin/vfio-device-plugin\"",
                 "org.opencontainers.image.version=\"${VERSION}\"");
-    }
-
-    private static String projectVersion() throws IOException {
-        Matcher m = Pattern.compile("<artifactId>vfio-device-plugin-parent</artifactId>\\s*<version>([^<]+)</version>")
-                .matcher(Files.readString(Path.of("pom.xml")));
-        assertThat(m.find()).isTrue();
-        return m.group(1);
     }
 }
