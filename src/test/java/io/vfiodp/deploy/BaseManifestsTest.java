@@ -94,9 +94,12 @@ class BaseManifestsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("base")
-    void runsOnlyOnNodesTheGpuOperatorLabelsForVms(Manifests m) {
+    void runsOnNodesTheAdminLabelsOrTheGpuOperatorLabelsForVms(Manifests m) {
         PodSpec pod = m.daemonSet().getSpec().getTemplate().getSpec();
+        // node selector terms are ORed: the project's own label works without the GPU Operator
         NodeAffinity expected = new NodeAffinityBuilder().withNewRequiredDuringSchedulingIgnoredDuringExecution()
+                .addNewNodeSelectorTerm().addNewMatchExpression().withKey("vfio-device-plugin.io/enabled").withOperator("In")
+                .withValues("true").endMatchExpression().endNodeSelectorTerm()
                 .addNewNodeSelectorTerm().addNewMatchExpression().withKey("nvidia.com/gpu.workload.config").withOperator("In")
                 .withValues("vm-passthrough", "vm-vgpu").endMatchExpression().endNodeSelectorTerm()
                 .endRequiredDuringSchedulingIgnoredDuringExecution().build();
@@ -141,13 +144,15 @@ class BaseManifestsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("base")
-    void mountsTheDevicePluginDirectoryVfioAndSysReadOnlyAndATmpForNativeLibraries(Manifests m) {
+    void mountsTheDevicePluginDirectoryVfioSysAndPodResourcesReadOnlyAndATmpForNativeLibraries(Manifests m) {
         assertThat(mounts(m)).containsExactlyInAnyOrder(
                 "/var/lib/kubelet/device-plugins <- hostPath /var/lib/kubelet/device-plugins Directory (read-write)",
                 "/dev/vfio <- hostPath /dev/vfio DirectoryOrCreate (read-only)",
-                "/sys <- hostPath /sys Directory (read-only)",
+                "/host/sys <- hostPath /sys Directory (read-only)",
+                "/var/lib/kubelet/pod-resources <- hostPath /var/lib/kubelet/pod-resources Directory (read-only)",
                 "/tmp <- emptyDir 16Mi (read-write)");
-        assertThat(m.daemonSet().getSpec().getTemplate().getSpec().getVolumes()).hasSize(4);
+        assertThat(m.daemonSet().getSpec().getTemplate().getSpec().getVolumes()).hasSize(5);
+        assertThat((Path) option(serveOptions(m.container()), "--pod-resources-socket")).isEqualTo(Path.of("/var/lib/kubelet/pod-resources/kubelet.sock"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -190,6 +195,22 @@ class BaseManifestsTest {
         assertThat(readiness.getHttpGet().getPort().getStrVal()).isEqualTo("metrics");
         // /healthz waits up to 2 s for the reconcile loop before it answers 503
         assertThat(liveness.getTimeoutSeconds()).isGreaterThan(2);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("base")
+    void aStartupProbeHoldsTheOthersBackUntilThePortIsOpen(Manifests m) {
+        Probe startup = m.container().getStartupProbe();
+
+        assertThat(startup).as("startup probe").isNotNull();
+        assertThat(startup.getHttpGet().getPath()).isEqualTo("/healthz");
+        assertThat(startup.getHttpGet().getPort().getStrVal()).isEqualTo("metrics");
+        // the metrics server answers just before registration, 0.6 s after the container was created on a real
+        // kubelet: the first try after that, and a minute for a slow node before the kubelet restarts the container
+        assertThat(startup.getInitialDelaySeconds()).isGreaterThanOrEqualTo(1);
+        assertThat(startup.getTimeoutSeconds()).isGreaterThan(2);
+        assertThat(startup.getPeriodSeconds() * startup.getFailureThreshold()).isGreaterThanOrEqualTo(60);
+        assertThat(m.container().getReadinessProbe().getInitialDelaySeconds()).as("readiness waits for the startup probe instead").isNull();
     }
 
     @ParameterizedTest(name = "{0}")
