@@ -79,6 +79,11 @@ record Kubectl(Path binary, String version) {
         return load(render(kustomization));
     }
 
+    /** {@code kubectl kustomize dir} of a kustomization anywhere (a test's own, composing deploy/'s), as typed objects. */
+    List<HasMetadata> objectsAt(Path dir) {
+        return load(run(List.of(binary.toString(), "kustomize", dir.toString())));
+    }
+
     static List<HasMetadata> load(String yaml) {
         try (KubernetesClient client = new KubernetesClientBuilder().withConfig(Config.empty()).build()) {
             return client.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items();
