@@ -31,7 +31,7 @@ public record ServeConfig(Path sysfsRoot, Path devRoot, Path procRoot, Optional<
     /** The full rescan period while no uevents arrive: every device change that leaves /dev/vfio alone waits for it. */
     public static final Duration RESCAN_WITHOUT_UEVENTS = Duration.ofSeconds(30);
     /**
-     * The full rescan period while uevents arrive: a safety net only (README, "Health",
+     * The full rescan period while uevents arrive: a safety net only (docs/operating.md, "Health",
      * says what it still catches: a vGPU type written to an SR-IOV VF by another tool).
      */
     public static final Duration RESCAN_WITH_UEVENTS = Duration.ofMinutes(5);

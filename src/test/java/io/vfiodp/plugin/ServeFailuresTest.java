@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * What {@code serve} does when its directories fail it (README, "When serve fails"): a mistake no
+ * What {@code serve} does when its directories fail it (docs/operating.md, "When serve fails"): a mistake no
  * retry mends stops it at once with one line naming the path and the problem; a problem one
  * resource or one feature has is logged once and retried, and everything else keeps running.
  * Read-only and full file systems are real ones, made in a private mount namespace
