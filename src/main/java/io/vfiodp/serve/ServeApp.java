@@ -89,7 +89,8 @@ public final class ServeApp implements AutoCloseable {
         Closer closer = new Closer();
         try {
             // a DRA driver that ran here runs on with nothing routed to it: for its slices and the claims it prepared
-            ConfigWiring configs = ConfigWiring.start(config, metrics, closer, clients, config.usesApi() || DraWiring.runsAnyway(config));
+            boolean apiWanted = config.usesApi() || DraWiring.runsAnyway(config);
+            ConfigWiring configs = ConfigWiring.start(config, metrics, closer, clients, apiWanted);
             // closed after every part that watches on it (the closer goes in reverse)
             DirectoryWatches watches = closer.add(DirectoryWatches.start(DIR_WATCH_THREAD));
             // closed after the runtime and layout step that scan on it (the closer goes in reverse)
@@ -118,8 +119,8 @@ public final class ServeApp implements AutoCloseable {
             PluginListener listener = configs.events().<PluginListener>map(e -> PluginListeners.of(metrics, HealthEvents.onNode(e)))
                     .orElse(metrics);
             if (configs.events().isEmpty()) {
-                log.info("no Kubernetes API or node name (--kubevirt auto and --node-name / NODE_NAME): device health changes are logged,"
-                        + " not posted as Node events");
+                log.info("device health changes are logged, not posted as Node events: {}",
+                        ConfigWiring.withoutEvents(config, apiWanted, configs.client().isPresent()));
             }
             PluginRuntime runtime = closer.add(PluginRuntime.start(PluginSettings.of(config.devicePluginDir(), kernelEvents.rescanPeriod()),
                     pass, listener, watches));
