@@ -55,6 +55,23 @@ public final class MetricsServer implements AutoCloseable {
     private final Duration answerWithin;
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
 
+    /**
+     * What one server answers: everything on one address (the default), or {@code /metrics} and
+     * the probes on addresses of their own ({@code --probe-address}), so that the port the kubelet
+     * probes can be closed to every other client.
+     */
+    public enum Endpoints {
+        ALL, METRICS, PROBES;
+
+        boolean metrics() {
+            return this != PROBES;
+        }
+
+        boolean probes() {
+            return this != METRICS;
+        }
+    }
+
     /** The answers of both loops; the DRA driver's only when it runs. */
     private record Standing(List<ResourceStatus> resources, Optional<DraStatus> dra) {}
 
@@ -97,6 +114,14 @@ public final class MetricsServer implements AutoCloseable {
                                       Supplier<CompletableFuture<List<ResourceStatus>>> status,
                                       Optional<Supplier<CompletableFuture<DraStatus>>> draStatus,
                                       Supplier<Optional<String>> nothingToPassThrough, Duration answerWithin) throws IOException {
+        return start(address, Endpoints.ALL, registry, metrics, status, draStatus, nothingToPassThrough, answerWithin);
+    }
+
+    /** As above, answering only {@code endpoints}; any other path is 404. */
+    public static MetricsServer start(InetSocketAddress address, Endpoints endpoints, PrometheusRegistry registry, ServingMetrics metrics,
+                                      Supplier<CompletableFuture<List<ResourceStatus>>> status,
+                                      Optional<Supplier<CompletableFuture<DraStatus>>> draStatus,
+                                      Supplier<Optional<String>> nothingToPassThrough, Duration answerWithin) throws IOException {
         String limits = HttpServerLimits.apply();
         HttpServer server;
         try {
@@ -108,12 +133,18 @@ public final class MetricsServer implements AutoCloseable {
         }
         ExchangeThreads executor = new ExchangeThreads(THREAD_NAME, MAX_EXCHANGES);
         MetricsServer ms = new MetricsServer(server, executor, registry, metrics, status, draStatus, nothingToPassThrough, answerWithin);
-        server.createContext("/metrics", ms::metrics);
-        server.createContext("/healthz", ms::healthz);
-        server.createContext("/readyz", ms::readyz);
+        if (endpoints.metrics()) server.createContext("/metrics", ms::metrics);
+        if (endpoints.probes()) {
+            server.createContext("/healthz", ms::healthz);
+            server.createContext("/readyz", ms::readyz);
+        }
         server.setExecutor(executor);
         server.start();
-        log.info("metrics on http://{}:{}/metrics, probes /healthz and /readyz", address.getHostString(), ms.port());
+        switch (endpoints) {
+            case ALL -> log.info("metrics on http://{}:{}/metrics, probes /healthz and /readyz", address.getHostString(), ms.port());
+            case METRICS -> log.info("metrics on http://{}:{}/metrics (the probes on --probe-address)", address.getHostString(), ms.port());
+            case PROBES -> log.info("probes on http://{}:{}/healthz and /readyz", address.getHostString(), ms.port());
+        }
         log.debug("HTTP server: at most {} requests at once; {}", MAX_EXCHANGES, limits);
         return ms;
     }
