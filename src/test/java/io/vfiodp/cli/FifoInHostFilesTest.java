@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import io.vfiodp.host.fixtures.SysfsFixtures;
 import io.vfiodp.host.fixtures.Trees;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -67,11 +68,16 @@ class FifoInHostFilesTest {
         assertThat(run.out() + run.err()).contains("bus/pci/devices/0000:18:00.0/numa_node: " + FIFO);
     }
 
+    /** A FIFO named {@code name} in the test's directory. */
+    private Path fifo(String name) throws IOException {
+        Path file = Files.writeString(temp.resolve(name), "");
+        Trees.replaceWithFifo(file);
+        return file;
+    }
+
     @Test
     void aFifoForTheConfigurationIsRefusedNamingIt() throws IOException {
-        Path config = temp.resolve("config.yaml");
-        java.nio.file.Files.writeString(config, "");
-        Trees.replaceWithFifo(config);
+        Path config = fifo("config.yaml");
 
         InventoryCommandTest.Run run = run("inventory", "--config", config.toString());
 
@@ -81,9 +87,7 @@ class FifoInHostFilesTest {
 
     @Test
     void aFifoForPciIdsIsRefusedNamingIt() throws IOException {
-        Path pciIds = temp.resolve("pci.ids");
-        java.nio.file.Files.writeString(pciIds, "");
-        Trees.replaceWithFifo(pciIds);
+        Path pciIds = fifo("pci.ids");
 
         InventoryCommandTest.Run run = run("inventory", "--pci-ids", pciIds.toString());
 
