@@ -59,6 +59,12 @@ final class ServeCommand implements Callable<Integer> {
             .description("Address of the HTTP /metrics, /healthz and /readyz endpoints; empty disables them (default: ${DEFAULT-VALUE}; env VFIO_DP_METRICS_ADDRESS).")
             .build();
 
+    final OptionSpec probeAddress = OptionSpec.builder("--probe-address").type(String.class).defaultValue("").paramLabel("[HOST]:PORT")
+            .description("Serve /healthz and /readyz on this address of their own, and /metrics alone on --metrics-address: a port a"
+                    + " NetworkPolicy closes to every pod (the kubelet's probes come from the node and pass), or 127.0.0.1:PORT with"
+                    + " hostNetwork; empty: the probes are on --metrics-address (default: empty; env VFIO_DP_PROBE_ADDRESS).")
+            .build();
+
     private final HostOptions host = new HostOptions();
     private final ProcRootOption proc = new ProcRootOption();
     private final VgpuOptions vgpu = new VgpuOptions();
@@ -81,7 +87,7 @@ final class ServeCommand implements Callable<Integer> {
         command.addOption(devicePluginDir).addOption(kubevirt).addOption(nodeName).addOption(rescanInterval).addOption(uevents);
         command.addMixin("vgpu", vgpu.mixin());
         command.addMixin("dra", dra.mixin());
-        command.addOption(metricsAddress);
+        command.addOption(metricsAddress).addOption(probeAddress);
         return StandardHelpOptions.addTo(command);
     }
 
@@ -102,6 +108,6 @@ final class ServeCommand implements Callable<Integer> {
         return new ServeConfig(host.sysfsRoot(), host.devRoot(), proc.procRoot(), host.pciIds(), host.config(), devicePluginDir.getValue(),
                 kubevirt.getValue() == KubeVirtMode.auto, KubeApiDetection.source(System.getenv(), Path.of(System.getProperty("user.home"))),
                 Optional.ofNullable(nodeName.getValue()), Optional.ofNullable(rescanInterval.getValue()), uevents.getValue(),
-                metricsAddress.getValue(), vgpu.settings(), dra.settings(), new VersionProvider().getVersion()[0]);
+                metricsAddress.getValue(), probeAddress.getValue(), vgpu.settings(), dra.settings(), new VersionProvider().getVersion()[0]);
     }
 }

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -55,6 +56,8 @@ public final class PodResourcesClient implements AutoCloseable {
                     .list(ListPodResourcesRequest.getDefaultInstance());
             return new PodResourcesReading.Listed(held(response));
         } catch (StatusRuntimeException e) {
+            Optional<String> connect = KubeletDialler.connectFailure(socket, e);
+            if (connect.isPresent()) return new PodResourcesReading.Unreadable("PodResources List failed: " + connect.get());
             String description = e.getStatus().getDescription();
             return new PodResourcesReading.Unreadable(("PodResources List on " + socket + " failed: " + e.getStatus().getCode() + " "
                     + (description == null ? "" : description)).strip());

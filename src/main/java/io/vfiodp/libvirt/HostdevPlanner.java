@@ -6,6 +6,7 @@ import io.vfiodp.policy.KubeVirtEnv;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -42,9 +43,22 @@ import java.util.regex.Pattern;
  *       device in value order; no display.</li>
  * </ul>
  *
- * Every problem is collected; any problem means no hostdevs at all, never a partial set.
+ * Every problem is collected; any problem means no hostdevs at all, never a partial set. Each
+ * variable is split once, however many entries name it, so the work grows with the number of
+ * devices, not with its square; past {@value #MAX_DEVICES} devices, in the VMI's entries or in one
+ * variable, the plan fails saying so.
  */
 public final class HostdevPlanner {
+
+    /**
+     * The most devices the helper takes: VMI entries ({@code gpus[]} and {@code hostDevices[]}
+     * together), and devices listed in one variable. A guest's PCI domain has 256 buses and
+     * libvirt gives each hostdev without an address a root port (and a bus) of its own, so a VM
+     * holds at most a few hundred; input past this is not a VM's.
+     */
+    public static final int MAX_DEVICES = 1024;
+    /** How much of a variable's value a message quotes. */
+    private static final int QUOTED_CHARS = 120;
 
     private static final Pattern ALIAS = Pattern.compile("[a-zA-Z0-9_\\-.]+");
     /** KubeVirt's {@code PCI_ADDRESS_PATTERN} ({@code pkg/util/hardware/hw_utils.go}): either case. */
@@ -57,6 +71,11 @@ public final class HostdevPlanner {
     public PlanOutcome plan(LauncherEnv env, Optional<VmiDevices> vmi, boolean companionsOption, KubeVirtRelease release) {
         boolean companions = vmi.flatMap(VmiDevices::companions).orElse(companionsOption);
         Work work = new Work(env, companions, release);
+        if (vmi.isPresent() && vmi.get().requests().size() > MAX_DEVICES) {
+            return new PlanOutcome.Failed(List.of(vmi.get().describe() + " has " + vmi.get().requests().size()
+                    + " device entries (gpus[] and hostDevices[]); the helper takes at most " + MAX_DEVICES
+                    + ", more than a guest's PCI buses can hold"));
+        }
         if (vmi.isPresent()) {
             work.fromVmi(vmi.get());
         } else {
@@ -76,6 +95,8 @@ public final class HostdevPlanner {
         private final List<PlannedHostdev> planned = new ArrayList<>();
         private final AddressPool pool = new AddressPool();
         private final Map<String, Optional<Map<PciAddress, List<PciAddress>>>> companionsByVariable = new HashMap<>();
+        /** Each variable's IDs, split once: every entry naming its resource draws from the same list. */
+        private final Map<String, Optional<List<String>>> idsByVariable = new HashMap<>();
 
         Work(LauncherEnv env, boolean companions, KubeVirtRelease release) {
             this.env = env;
@@ -127,7 +148,7 @@ public final class HostdevPlanner {
                     drawn.add(new Drawn(r.request(), r.variable(), r.ids(), id.get()));
                 } else {
                     problems.add(r.request().describe() + ": " + r.variable().name() + " lists " + r.ids().size()
-                            + " device(s) ('" + r.variable().value() + "'), fewer than the VMI entries naming " + r.request().resourceName());
+                            + " device(s) ('" + quoted(r.variable().value()) + "'), fewer than the VMI entries naming " + r.request().resourceName());
                 }
             }
             GpuDisplays.ramfbConflict(vmi).ifPresent(problems::add);
@@ -186,15 +207,32 @@ public final class HostdevPlanner {
             }
         }
 
+        /** {@link #split}, once per variable: the first caller names it in problems. */
+        private Optional<List<String>> ids(ResourceVariable.Set variable, String who) {
+            Optional<List<String>> ids = idsByVariable.get(variable.name());
+            if (ids == null) {
+                ids = split(variable, who);
+                idsByVariable.put(variable.name(), ids);
+            }
+            return ids;
+        }
+
         /**
          * The variable's IDs as KubeVirt splits them (a trailing comma is dropped, an empty
          * value lists nothing), each checked and written as sysfs names the device (lower-case),
-         * so that one device is one ID however the value spelled it; empty when any is malformed.
+         * so that one device is one ID however the value spelled it; empty when any is malformed
+         * or there are more than {@link #MAX_DEVICES}.
          */
-        private Optional<List<String>> ids(ResourceVariable.Set variable, String who) {
+        private Optional<List<String>> split(ResourceVariable.Set variable, String who) {
             String value = variable.value();
             if (value.endsWith(",")) value = value.substring(0, value.length() - 1);
             if (value.isEmpty()) return Optional.of(List.of());
+            long count = value.chars().filter(c -> c == ',').count() + 1;
+            if (count > MAX_DEVICES) {
+                problems.add(who + ": " + variable.name() + " lists " + count + " devices; the helper takes at most " + MAX_DEVICES
+                        + " from one variable");
+                return Optional.empty();
+            }
             List<String> ids = new ArrayList<>();
             boolean ok = true;
             String[] items = value.split(",", -1);
@@ -204,12 +242,17 @@ public final class HostdevPlanner {
                 boolean valid = pci ? PCI_ID.matcher(id).matches() && PciAddress.tryParse(id.toLowerCase(Locale.ROOT)).isPresent() : isUuid(id);
                 if (!valid) {
                     ok = false;
-                    problems.add(who + ": " + variable.name() + " item " + (i + 1) + " '" + id + "' is not "
+                    problems.add(who + ": " + variable.name() + " item " + (i + 1) + " '" + quoted(id) + "' is not "
                             + (pci ? "a PCI address (expected DDDD:BB:SS.F in hex)" : "an mdev UUID"));
                 }
                 ids.add(id.toLowerCase(Locale.ROOT));
             }
             return ok ? Optional.of(List.copyOf(ids)) : Optional.empty();
+        }
+
+        /** {@code text}, or its start and how long it is when too long to quote in full. */
+        private static String quoted(String text) {
+            return text.length() <= QUOTED_CHARS ? text : text.substring(0, QUOTED_CHARS) + "... (" + text.length() + " characters)";
         }
 
         private static boolean isUuid(String id) {
@@ -250,8 +293,9 @@ public final class HostdevPlanner {
                 problems.add(who + ": " + cv.name() + ": " + e.getMessage());
                 return Optional.empty();
             }
+            Set<String> listed = new HashSet<>(ids);
             for (PciAddress key : table.keySet()) {
-                if (!ids.contains(key.toString())) {
+                if (!listed.contains(key.toString())) {
                     problems.add(who + ": " + cv.name() + " lists companions for " + key + ", which " + variable.name() + " does not list");
                 }
             }

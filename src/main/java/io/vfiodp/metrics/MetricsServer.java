@@ -6,7 +6,6 @@ import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.dra.DraStatus;
 import io.vfiodp.plugin.ResourceStatus;
-import io.vfiodp.triggers.Worker;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -30,14 +29,24 @@ import org.slf4j.LoggerFactory;
  * runs, answer a status request within {@code answerWithin}: a wedged loop fails liveness even
  * though the process is up) and {@code /readyz} (some device of the node can be passed through, and
  * every served resource, and the DRA driver, is registered with the kubelet).
+ *
+ * <p>No client can hold the probes: each request is read and answered on a thread of its own
+ * ({@link ExchangeThreads}, at most {@value #MAX_EXCHANGES} at once), and the server's limits
+ * ({@link HttpServerLimits}) close a request that does not arrive in time.
  */
 public final class MetricsServer implements AutoCloseable {
 
     static final String THREAD_NAME = "vfio-dp-metrics";
+    /**
+     * Requests read or answered at once. The kubelet's two probes and a scrape need three; the rest
+     * is room for clients that hold requests open, each for at most the request time. Each
+     * costs a thread and the server's buffers (tens of KiB of heap) while it lasts.
+     */
+    static final int MAX_EXCHANGES = 256;
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.metrics");
 
     private final HttpServer server;
-    private final Worker executor;
+    private final ExchangeThreads executor;
     private final PrometheusRegistry registry;
     private final ServingMetrics metrics;
     private final Supplier<CompletableFuture<List<ResourceStatus>>> status;
@@ -46,10 +55,27 @@ public final class MetricsServer implements AutoCloseable {
     private final Duration answerWithin;
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
 
+    /**
+     * What one server answers: everything on one address (the default), or {@code /metrics} and
+     * the probes on addresses of their own ({@code --probe-address}), so that the port the kubelet
+     * probes can be closed to every other client.
+     */
+    public enum Endpoints {
+        ALL, METRICS, PROBES;
+
+        boolean metrics() {
+            return this != PROBES;
+        }
+
+        boolean probes() {
+            return this != METRICS;
+        }
+    }
+
     /** The answers of both loops; the DRA driver's only when it runs. */
     private record Standing(List<ResourceStatus> resources, Optional<DraStatus> dra) {}
 
-    private MetricsServer(HttpServer server, Worker executor, PrometheusRegistry registry, ServingMetrics metrics,
+    private MetricsServer(HttpServer server, ExchangeThreads executor, PrometheusRegistry registry, ServingMetrics metrics,
                           Supplier<CompletableFuture<List<ResourceStatus>>> status, Optional<Supplier<CompletableFuture<DraStatus>>> draStatus,
                           Supplier<Optional<String>> nothingToPassThrough, Duration answerWithin) {
         this.server = server;
@@ -88,20 +114,38 @@ public final class MetricsServer implements AutoCloseable {
                                       Supplier<CompletableFuture<List<ResourceStatus>>> status,
                                       Optional<Supplier<CompletableFuture<DraStatus>>> draStatus,
                                       Supplier<Optional<String>> nothingToPassThrough, Duration answerWithin) throws IOException {
+        return start(address, Endpoints.ALL, registry, metrics, status, draStatus, nothingToPassThrough, answerWithin);
+    }
+
+    /** As above, answering only {@code endpoints}; any other path is 404. */
+    public static MetricsServer start(InetSocketAddress address, Endpoints endpoints, PrometheusRegistry registry, ServingMetrics metrics,
+                                      Supplier<CompletableFuture<List<ResourceStatus>>> status,
+                                      Optional<Supplier<CompletableFuture<DraStatus>>> draStatus,
+                                      Supplier<Optional<String>> nothingToPassThrough, Duration answerWithin) throws IOException {
+        String limits = HttpServerLimits.apply();
         HttpServer server;
         try {
-            server = HttpServer.create(address, 16);
+            // the accept queue holds a burst as large as the requests served at once; a connection the
+            // queue had no room for waits for the client's SYN to be sent again, a second or more later
+            server = HttpServer.create(address, MAX_EXCHANGES);
         } catch (IOException e) {
             throw new IOException("cannot serve metrics on " + address + ": " + e.getMessage(), e);
         }
-        Worker executor = Worker.start(THREAD_NAME);
+        ExchangeThreads executor = new ExchangeThreads(THREAD_NAME, MAX_EXCHANGES);
         MetricsServer ms = new MetricsServer(server, executor, registry, metrics, status, draStatus, nothingToPassThrough, answerWithin);
-        server.createContext("/metrics", ms::metrics);
-        server.createContext("/healthz", ms::healthz);
-        server.createContext("/readyz", ms::readyz);
+        if (endpoints.metrics()) server.createContext("/metrics", ms::metrics);
+        if (endpoints.probes()) {
+            server.createContext("/healthz", ms::healthz);
+            server.createContext("/readyz", ms::readyz);
+        }
         server.setExecutor(executor);
         server.start();
-        log.info("metrics on http://{}:{}/metrics, probes /healthz and /readyz", address.getHostString(), ms.port());
+        switch (endpoints) {
+            case ALL -> log.info("metrics on http://{}:{}/metrics, probes /healthz and /readyz", address.getHostString(), ms.port());
+            case METRICS -> log.info("metrics on http://{}:{}/metrics (the probes on --probe-address)", address.getHostString(), ms.port());
+            case PROBES -> log.info("probes on http://{}:{}/healthz and /readyz", address.getHostString(), ms.port());
+        }
+        log.debug("HTTP server: at most {} requests at once; {}", MAX_EXCHANGES, limits);
         return ms;
     }
 

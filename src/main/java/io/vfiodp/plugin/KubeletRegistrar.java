@@ -125,7 +125,8 @@ final class KubeletRegistrar implements AutoCloseable {
 
                         @Override public void onError(Throwable t) {
                             release(channel);
-                            done.completeExceptionally(t);
+                            done.completeExceptionally(KubeletDialler.connectFailure(kubeletSocket, t)
+                                    .<Throwable>map(why -> new IllegalStateException(why, t)).orElse(t));
                         }
 
                         @Override public void onCompleted() {

@@ -2,6 +2,7 @@ package io.vfiodp.serve;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.kube.ConfigProblemReporter;
+import io.vfiodp.kube.KubeApiDetection;
 import io.vfiodp.kube.KubeClients;
 import io.vfiodp.kube.NodeEventRecorder;
 import io.vfiodp.kube.kubevirt.KubeVirtPolicyFollower;
@@ -9,6 +10,7 @@ import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.policy.config.ConfigSource;
 import io.vfiodp.policy.config.LocalConfig;
+import java.nio.file.Path;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -40,7 +42,7 @@ record ConfigWiring(ConfigSource configs, ScanPolicySource.ProblemSink problems,
     static ConfigWiring start(ServeConfig config, ServingMetrics metrics, Closer closer, Supplier<KubernetesClient> clients, boolean apiWanted) {
         Optional<KubernetesClient> client = Optional.empty();
         if (config.followKubeVirt() && config.kubeApi().isEmpty()) {
-            log.info("--kubevirt auto: no Kubernetes API configured (not in a pod, no kubeconfig); serving {} only", config.localDescription());
+            log.info("--kubevirt auto: no Kubernetes API configured ({}); serving {} only", apiAbsence(), config.localDescription());
         }
         if (config.kubeApi().isPresent() && apiWanted) {
             try {
@@ -64,6 +66,27 @@ record ConfigWiring(ConfigSource configs, ScanPolicySource.ProblemSink problems,
         KubeVirtPolicyFollower follower = closer.add(KubeVirtPolicyFollower.start(client.get(), config.nodeName(), config.config(),
                 metrics::kubevirtCrReadable, ServeConfig.FIRST_CR_READING_WAIT));
         return new ConfigWiring(follower.configs(), countedIn(follower.problems(), metrics), follower.events(), client, Optional.of(follower));
+    }
+
+    /**
+     * Why the node gets no Events (device health changes, configuration problems), naming the
+     * options given: {@code apiWanted} whether the Kubernetes API was asked for, {@code clientUp}
+     * whether a client to it was set up.
+     */
+    static String withoutEvents(ServeConfig config, boolean apiWanted, boolean clientUp) {
+        String node = config.nodeName().map(n -> "--node-name " + n).orElse("no node name (--node-name or NODE_NAME)");
+        if (clientUp) return node + ", so the Node to post on is unknown";
+        if (!apiWanted) {
+            return "with --kubevirt off and no --dra-resources serve does not use the Kubernetes API"
+                    + config.nodeName().map(n -> " (" + node + " is given)").orElse("");
+        }
+        if (config.kubeApi().isEmpty()) return "no Kubernetes API configured (" + apiAbsence() + ")";
+        return "the Kubernetes client for " + config.kubeApi().get() + " could not be set up (above)";
+    }
+
+    /** What the environment holds where no API is configured: the detection's view of this process. */
+    private static String apiAbsence() {
+        return KubeApiDetection.absence(System.getenv(), Path.of(System.getProperty("user.home")), KubeApiDetection.SERVICE_ACCOUNT);
     }
 
     /** Each pass's configuration problems: logged and posted by {@code reporter}, and counted in the metrics. */

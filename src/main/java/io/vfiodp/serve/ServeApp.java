@@ -56,12 +56,15 @@ public final class ServeApp implements AutoCloseable {
     private final Closer closer;
     private final PluginRuntime runtime;
     private final Optional<MetricsServer> metricsServer;
+    private final Optional<MetricsServer> probeServer;
     private final HostScans scans;
 
-    private ServeApp(Closer closer, PluginRuntime runtime, Optional<MetricsServer> metricsServer, HostScans scans) {
+    private ServeApp(Closer closer, PluginRuntime runtime, Optional<MetricsServer> metricsServer, Optional<MetricsServer> probeServer,
+                     HostScans scans) {
         this.closer = closer;
         this.runtime = runtime;
         this.metricsServer = metricsServer;
+        this.probeServer = probeServer;
         this.scans = scans;
     }
 
@@ -77,19 +80,22 @@ public final class ServeApp implements AutoCloseable {
 
     /** As {@link #start(ServeConfig, UeventWiring.Opener)}, the Kubernetes client made by {@code clients} (a mock API server's, in tests). */
     static ServeApp start(ServeConfig config, UeventWiring.Opener uevents, Supplier<KubernetesClient> clients) throws IOException {
-        log.info("serve: sysfs {}, dev {}, device-plugin dir {}, uevents {}, metrics on {}; permitted devices from {}{}",
+        log.info("serve: sysfs {}, dev {}, device-plugin dir {}, uevents {}, metrics on {}{}; permitted devices from {}{}",
                 config.sysfsRoot(), config.devRoot(), config.devicePluginDir(), config.uevents(),
-                config.metricsAddress().isBlank() ? "(disabled)" : config.metricsAddress(), config.localDescription(),
+                config.metricsAddress().isBlank() ? "(disabled)" : config.metricsAddress(),
+                config.probeAddress().isBlank() ? "" : ", probes on " + config.probeAddress(), config.localDescription(),
                 config.followKubeVirt() && config.kubeApi().isPresent() ? " unless the KubeVirt CR has permittedHostDevices (--kubevirt auto)" : "");
         // before waiting on the KubeVirt CR: a wrong mount should fail at once
         PluginRuntime.checkPluginDir(config.devicePluginDir());
         Optional<InetSocketAddress> metricsAt = MetricsAddress.parse(config.metricsAddress());
+        Optional<InetSocketAddress> probesAt = MetricsAddress.parse("probe address", config.probeAddress());
         PrometheusRegistry registry = new PrometheusRegistry();
         ServingMetrics metrics = new ServingMetrics(registry, config.version(), Clock.systemUTC());
         Closer closer = new Closer();
         try {
             // a DRA driver that ran here runs on with nothing routed to it: for its slices and the claims it prepared
-            ConfigWiring configs = ConfigWiring.start(config, metrics, closer, clients, config.usesApi() || DraWiring.runsAnyway(config));
+            boolean apiWanted = config.usesApi() || DraWiring.runsAnyway(config);
+            ConfigWiring configs = ConfigWiring.start(config, metrics, closer, clients, apiWanted);
             // closed after every part that watches on it (the closer goes in reverse)
             DirectoryWatches watches = closer.add(DirectoryWatches.start(DIR_WATCH_THREAD));
             // closed after the runtime and layout step that scan on it (the closer goes in reverse)
@@ -118,8 +124,8 @@ public final class ServeApp implements AutoCloseable {
             PluginListener listener = configs.events().<PluginListener>map(e -> PluginListeners.of(metrics, HealthEvents.onNode(e)))
                     .orElse(metrics);
             if (configs.events().isEmpty()) {
-                log.info("no Kubernetes API or node name (--kubevirt auto and --node-name / NODE_NAME): device health changes are logged,"
-                        + " not posted as Node events");
+                log.info("device health changes are logged, not posted as Node events: {}",
+                        ConfigWiring.withoutEvents(config, apiWanted, configs.client().isPresent()));
             }
             PluginRuntime runtime = closer.add(PluginRuntime.start(PluginSettings.of(config.devicePluginDir(), kernelEvents.rescanPeriod()),
                     pass, listener, watches));
@@ -130,15 +136,26 @@ public final class ServeApp implements AutoCloseable {
             closer.add(watches.watch(config.devRoot().resolve("vfio"), "/dev/vfio dir", change -> runtime.rescanNow()));
             Optional<MetricsServer> server = Optional.empty();
             if (metricsAt.isPresent()) {
-                server = Optional.of(closer.add(MetricsServer.start(metricsAt.get(), registry, metrics,
-                        runtime.loop()::status, dra.map(d -> d::status), doctor::nothingToPassThrough, PROBE_ANSWER_WITHIN)));
+                MetricsServer.Endpoints endpoints = probesAt.isPresent() ? MetricsServer.Endpoints.METRICS : MetricsServer.Endpoints.ALL;
+                server = Optional.of(closer.add(serveHttp(metricsAt.get(), endpoints, registry, metrics, runtime, dra, doctor)));
+            }
+            Optional<MetricsServer> probes = Optional.empty();
+            if (probesAt.isPresent()) {
+                probes = Optional.of(closer.add(serveHttp(probesAt.get(), MetricsServer.Endpoints.PROBES, registry, metrics, runtime, dra, doctor)));
             }
             configs.follower().ifPresent(f -> f.attach(runtime::rescanNow));
-            return new ServeApp(closer, runtime, server, scans);
+            return new ServeApp(closer, runtime, server, probes, scans);
         } catch (IOException | RuntimeException e) {
             closer.close();
             throw e;
         }
+    }
+
+    private static MetricsServer serveHttp(InetSocketAddress at, MetricsServer.Endpoints endpoints, PrometheusRegistry registry,
+                                           ServingMetrics metrics, PluginRuntime runtime, Optional<DraDriver> dra, PassthroughWatch doctor)
+            throws IOException {
+        return MetricsServer.start(at, endpoints, registry, metrics, runtime.loop()::status, dra.map(d -> d::status),
+                doctor::nothingToPassThrough, PROBE_ANSWER_WITHIN);
     }
 
     private static VfioAvailability checkVfio(ServeConfig config, ServingMetrics metrics) {
@@ -167,6 +184,11 @@ public final class ServeApp implements AutoCloseable {
 
     public Optional<Integer> metricsPort() {
         return metricsServer.map(MetricsServer::port);
+    }
+
+    /** The port of the probes' own server ({@code --probe-address}). */
+    Optional<Integer> probePort() {
+        return probeServer.map(MetricsServer::port);
     }
 
     /** Blocks until {@link #close()} has finished. */

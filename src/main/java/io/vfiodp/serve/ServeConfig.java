@@ -19,6 +19,8 @@ import java.util.Optional;
  *                        used when {@code --kubevirt auto} or DRA asks for it ({@link #usesApi()}), or where the DRA
  *                        driver ran, for the slices it left and the claims it must see unprepared
  * @param metricsAddress  the HTTP endpoints' address as given ({@code [HOST]:PORT}); empty disables them
+ * @param probeAddress    {@code /healthz} and {@code /readyz} on an address of their own ({@code --probe-address}), {@code /metrics}
+ *                        alone then on {@code metricsAddress}; empty: the probes are on {@code metricsAddress}
  * @param rescanInterval  the full rescan period as given ({@code --rescan-interval}); empty: {@link #rescanPeriod(boolean) the default}
  * @param uevents         whether kernel uevents are listened to
  * @param vgpu            the vGPU layout settings; {@code manage} makes serve create and remove vGPUs
@@ -26,7 +28,15 @@ import java.util.Optional;
  */
 public record ServeConfig(Path sysfsRoot, Path devRoot, Path procRoot, Optional<Path> pciIds, Optional<Path> config, Path devicePluginDir,
                           boolean followKubeVirt, Optional<String> kubeApi, Optional<String> nodeName, Optional<Duration> rescanInterval,
-                          UeventMode uevents, String metricsAddress, Vgpu vgpu, Dra dra, String version) {
+                          UeventMode uevents, String metricsAddress, String probeAddress, Vgpu vgpu, Dra dra, String version) {
+
+    /** Without {@code --probe-address}: the probes on {@code metricsAddress}. */
+    public ServeConfig(Path sysfsRoot, Path devRoot, Path procRoot, Optional<Path> pciIds, Optional<Path> config, Path devicePluginDir,
+                       boolean followKubeVirt, Optional<String> kubeApi, Optional<String> nodeName, Optional<Duration> rescanInterval,
+                       UeventMode uevents, String metricsAddress, Vgpu vgpu, Dra dra, String version) {
+        this(sysfsRoot, devRoot, procRoot, pciIds, config, devicePluginDir, followKubeVirt, kubeApi, nodeName, rescanInterval, uevents,
+                metricsAddress, "", vgpu, dra, version);
+    }
 
     /** The full rescan period while no uevents arrive: every device change that leaves /dev/vfio alone waits for it. */
     public static final Duration RESCAN_WITHOUT_UEVENTS = Duration.ofSeconds(30);
@@ -92,6 +102,7 @@ public record ServeConfig(Path sysfsRoot, Path devRoot, Path procRoot, Optional<
         Objects.requireNonNull(rescanInterval, "rescanInterval");
         Objects.requireNonNull(uevents, "uevents");
         Objects.requireNonNull(metricsAddress, "metricsAddress");
+        Objects.requireNonNull(probeAddress, "probeAddress");
         Objects.requireNonNull(vgpu, "vgpu");
         Objects.requireNonNull(version, "version");
     }

@@ -46,4 +46,23 @@ class KubeApiDetectionTest {
     void withoutServiceEnvOrKubeconfigThereIsNoApi() {
         assertThat(KubeApiDetection.source(Map.of("KUBECONFIG", home.resolve("nope").toString()), home)).isEqualTo(Optional.empty());
     }
+
+    @Test
+    void inAPodWhoseServiceHostIsEmptyTheAbsenceSaysSoAndNamesTheToken() throws IOException {
+        Path serviceAccount = Files.createDirectories(home.resolve("serviceaccount"));
+        Files.writeString(serviceAccount.resolve("token"), "eyJhbGciOi");
+
+        assertThat(KubeApiDetection.absence(Map.of("KUBERNETES_SERVICE_HOST", ""), home, serviceAccount)).isEqualTo(
+                "KUBERNETES_SERVICE_HOST is empty although a service-account token is mounted (" + serviceAccount.resolve("token")
+                        + "): a pod whose environment lacks the API server's address, KUBECONFIG not set, no " + home.resolve(".kube/config"));
+    }
+
+    @Test
+    void outsideAPodTheAbsenceSaysWhatWasLookedFor() {
+        Path noServiceAccount = home.resolve("serviceaccount");
+
+        assertThat(KubeApiDetection.absence(Map.of("KUBECONFIG", home.resolve("nope").toString()), home, noServiceAccount)).isEqualTo(
+                "not in a pod (KUBERNETES_SERVICE_HOST not set, no service-account token at " + noServiceAccount.resolve("token")
+                        + "), no file KUBECONFIG names exists (" + home.resolve("nope") + "), no " + home.resolve(".kube/config"));
+    }
 }

@@ -19,6 +19,7 @@ import io.vfiodp.proto.podresources.v1.PodResources;
 import io.vfiodp.proto.podresources.v1.PodResourcesListerGrpc;
 import io.vfiodp.vgpu.KubeletPodResources;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -107,6 +108,16 @@ class PodResourcesClientTest {
         try (PodResourcesClient client = new PodResourcesClient(socket, Duration.ofSeconds(5))) {
             assertThat(client.read()).isEqualTo(new PodResourcesReading.Unreadable(
                     "PodResources List on " + socket + " failed: UNAVAILABLE kubelet restarting"));
+        }
+    }
+
+    @Test
+    void aSocketThatIsARegularFileIsUnreadableNamingTheFileAndWhatItIs() throws IOException {
+        Path plain = Files.writeString(tmp.resolve("kubelet.sock"), "");
+
+        try (PodResourcesClient client = new PodResourcesClient(plain, Duration.ofSeconds(5))) {
+            assertThat(client.read()).isEqualTo(new PodResourcesReading.Unreadable(
+                    "PodResources List failed: cannot connect to " + plain + ": it is a regular file, not a socket: no kubelet listens there"));
         }
     }
 }

@@ -415,4 +415,60 @@ class HostdevPlannerTest {
                     .containsExactly("gpus[0] 'g0' (" + T4 + "): " + COMPANIONS_VAR + " gives 0000:3b:00.0 as a companion of itself");
         }
     }
+
+    /** Many devices: each variable split once, and a clear refusal past {@link HostdevPlanner#MAX_DEVICES}. */
+    @Nested
+    class ManyDevices {
+
+        private static String addresses(int count) {
+            StringBuilder out = new StringBuilder();
+            for (int i = 0; i < count; i++) {
+                if (i > 0) out.append(',');
+                out.append(String.format("%04x:%02x:%02x.0", i / 8192, i / 32 % 256, i % 32));
+            }
+            return out.toString();
+        }
+
+        private static VmiDevices gpus(int count) {
+            StringBuilder entries = new StringBuilder("[");
+            for (int i = 0; i < count; i++) entries.append(i > 0 ? "," : "").append(gpu("g" + i, T4));
+            return vmi(entries.append(']').toString(), "[]");
+        }
+
+        @Test
+        void asManyEntriesAsTheLimitEachGetTheirOwnDeviceInOrder() {
+            List<PlannedHostdev> planned = planned(env(T4_VAR, addresses(HostdevPlanner.MAX_DEVICES)), gpus(HostdevPlanner.MAX_DEVICES));
+
+            assertThat(planned).hasSize(HostdevPlanner.MAX_DEVICES);
+            assertThat(((PlannedHostdev.Pci) planned.getLast()).source()).isEqualTo(PciAddress.parse("0000:1f:1f.0"));
+        }
+
+        @Test
+        void aMalformedItemIsReportedOnceHoweverManyEntriesDrawFromItsVariable() {
+            assertThat(problems(env(T4_VAR, "0000:3b:00.0,3b:00.0,0000:3d:00.0"),
+                    Optional.of(vmi("[" + gpu("a", T4) + "," + gpu("b", T4) + "," + gpu("c", T4) + "]", "[]")), false))
+                    .containsExactly("gpus[0] 'a' (" + T4 + "): " + T4_VAR + " item 2 '3b:00.0' is not a PCI address (expected DDDD:BB:SS.F in hex)");
+        }
+
+        @Test
+        void moreEntriesThanTheLimitAreRefusedSayingSo() {
+            assertThat(problems(env(T4_VAR, addresses(HostdevPlanner.MAX_DEVICES + 1)), Optional.of(gpus(HostdevPlanner.MAX_DEVICES + 1)), false))
+                    .containsExactly("the VMI has 1025 device entries (gpus[] and hostDevices[]); the helper takes at most 1024,"
+                            + " more than a guest's PCI buses can hold");
+        }
+
+        @Test
+        void aVariableListingMoreDevicesThanTheLimitIsRefusedSayingSo() {
+            assertThat(problems(env(T4_VAR, addresses(HostdevPlanner.MAX_DEVICES + 1)), Optional.empty(), false))
+                    .containsExactly(T4_VAR + ": " + T4_VAR + " lists 1025 devices; the helper takes at most 1024 from one variable");
+        }
+
+        @Test
+        void aLongVariableIsQuotedByItsStartInAShortage() {
+            String value = addresses(20);
+
+            assertThat(problems(env(T4_VAR, value), Optional.of(gpus(21)), false)).containsExactly("gpus[20] 'g20' (" + T4 + "): " + T4_VAR
+                    + " lists 20 device(s) ('" + value.substring(0, 120) + "... (" + value.length() + " characters)'), fewer than the VMI entries naming " + T4);
+        }
+    }
 }

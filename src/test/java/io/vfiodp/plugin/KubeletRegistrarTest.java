@@ -11,6 +11,10 @@ import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.kubelet.FileIdentity;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -125,5 +129,37 @@ class KubeletRegistrarTest {
         assertThat(call).failsWithin(Duration.ofSeconds(30)).withThrowableOfType(ExecutionException.class)
                 .withMessageContaining(dir.resolve(KubeletSimulator.SOCKET) + " was replaced while connecting");
         assertThat(kubelet.registrationsSinceRestart()).isEmpty();
+    }
+
+    @Test
+    void aKubeletSocketThatIsARegularFileFailsTheRegistrationNamingTheFileAndWhatItIs() throws Exception {
+        Path plain = Files.writeString(Files.createDirectories(dir.resolve("plain")).resolve("kubelet.sock"), "");
+        KubeletRegistrar toAFile = new KubeletRegistrar(plain, group, Duration.ofSeconds(30));
+        try {
+            var call = toAFile.register(request, FileIdentity.of(plain));
+
+            assertThat(call).failsWithin(Duration.ofSeconds(60)).withThrowableOfType(ExecutionException.class)
+                    .withMessageContaining("cannot connect to " + plain + ": it is a regular file, not a socket: no kubelet listens there");
+        } finally {
+            toAFile.close();
+        }
+    }
+
+    @Test
+    void aKubeletSocketNobodyListensOnFailsTheRegistrationNamingTheFileAndWhy() throws Exception {
+        Path stale = Files.createDirectories(dir.resolve("stale")).resolve("kubelet.sock");
+        try (ServerSocketChannel gone = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            gone.bind(UnixDomainSocketAddress.of(stale));
+        }
+        KubeletRegistrar toAStaleSocket = new KubeletRegistrar(stale, group, Duration.ofSeconds(30));
+        try {
+            var call = toAStaleSocket.register(request, FileIdentity.of(stale));
+
+            assertThat(call).failsWithin(Duration.ofSeconds(60)).withThrowableOfType(ExecutionException.class)
+                    .withMessageContaining("cannot connect to " + stale + ": connect failed: ")
+                    .withMessageContaining("Connection refused");
+        } finally {
+            toAStaleSocket.close();
+        }
     }
 }

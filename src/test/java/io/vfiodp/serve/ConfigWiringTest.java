@@ -37,4 +37,28 @@ class ConfigWiringTest {
             assertThat(MetricsTestSupport.entryErrors(registry)).isEqualTo(Map.of("missing_domain/pciHostDevices[2]", 1.0));
         }
     }
+
+    private ServeConfig config(boolean followKubeVirt, Optional<String> kubeApi, Optional<String> nodeName) {
+        return new ServeConfig(temp.resolve("sys"), temp.resolve("dev"), temp.resolve("proc"), Optional.empty(), Optional.empty(),
+                temp.resolve("plugins"), followKubeVirt, kubeApi, nodeName, Optional.empty(), UeventMode.off, "",
+                new ServeConfig.Vgpu(false, temp.resolve("state"), temp.resolve("pod-resources.sock")), ServeConfig.Dra.OFF, "test");
+    }
+
+    @Test
+    void withKubeVirtOffAndANodeNameTheReasonForNoEventsNamesBoth() {
+        assertThat(ConfigWiring.withoutEvents(config(false, Optional.of("in-cluster service 10.96.0.1"), Optional.of("gpu-node-1")), false, false))
+                .isEqualTo("with --kubevirt off and no --dra-resources serve does not use the Kubernetes API (--node-name gpu-node-1 is given)");
+    }
+
+    @Test
+    void withAnApiButNoNodeNameTheReasonForNoEventsIsTheMissingName() {
+        assertThat(ConfigWiring.withoutEvents(config(true, Optional.of("in-cluster service 10.96.0.1"), Optional.empty()), true, true))
+                .isEqualTo("no node name (--node-name or NODE_NAME), so the Node to post on is unknown");
+    }
+
+    @Test
+    void withAnApiWantedButNoneConfiguredTheReasonSaysWhatWasFound() {
+        assertThat(ConfigWiring.withoutEvents(config(true, Optional.empty(), Optional.of("gpu-node-1")), true, false))
+                .startsWith("no Kubernetes API configured (").contains("KUBERNETES_SERVICE_HOST");
+    }
 }

@@ -56,4 +56,34 @@ class ServeAppTest {
                             "vfio_dp_vfio_available 0.0");
         }
     }
+
+    private static int status(HttpClient http, int port, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(), HttpResponse.BodyHandlers.ofString())
+                .statusCode();
+    }
+
+    @Test
+    void withAProbeAddressTheProbesAnswerThereAndTheMetricsOnlyOnTheMetricsAddress() throws Exception {
+        HostTree host = HostTree.copy(Path.of("src/test/resources/sysfs-fixtures/t4-numa"), temp.resolve("node"));
+        Path plugins = Files.createDirectories(temp.resolve("plugins"));
+        ServeConfig base = config(host, plugins);
+        ServeConfig split = new ServeConfig(base.sysfsRoot(), base.devRoot(), base.procRoot(), base.pciIds(), base.config(), plugins,
+                base.followKubeVirt(), base.kubeApi(), base.nodeName(), base.rescanInterval(), base.uevents(), "127.0.0.1:0", "127.0.0.1:0",
+                base.vgpu(), base.dra(), base.version());
+        try (KubeletSimulator kubelet = KubeletSimulator.start(plugins);
+             ServeApp session = ServeApp.start(split);
+             HttpClient http = HttpClient.newHttpClient()) {
+            kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
+            int probes = session.probePort().orElseThrow();
+            int metrics = session.metricsPort().orElseThrow();
+
+            assertThat(probes).isNotEqualTo(metrics);
+            assertThat(status(http, probes, "/healthz")).isEqualTo(200);
+            // ready or not (what the fixture lets doctor find), /readyz answers here
+            assertThat(status(http, probes, "/readyz")).isIn(200, 503);
+            assertThat(status(http, probes, "/metrics")).isEqualTo(404);
+            assertThat(List.of(status(http, metrics, "/metrics"), status(http, metrics, "/healthz"), status(http, metrics, "/readyz")))
+                    .containsExactly(200, 404, 404);
+        }
+    }
 }

@@ -1,10 +1,12 @@
 package io.vfiodp.host.pciids;
 
+import io.vfiodp.host.RegularFile;
 import java.io.BufferedInputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,7 +67,7 @@ final class PciIdsCopies {
 
     private static InputStream open(Path file) throws IOException {
         try {
-            return Files.newInputStream(file);
+            return Channels.newInputStream(RegularFile.open(file, true));
         } catch (IOException e) {
             throw new IOException("cannot read pci.ids database " + file + ": " + describe(e), e);
         }
@@ -128,6 +130,7 @@ final class PciIdsCopies {
     }
 
     static String describe(IOException e) {
+        if (e instanceof RegularFile.NotRegular notRegular) return notRegular.getReason();
         if (e instanceof java.nio.file.NoSuchFileException) return "no such file";
         if (e instanceof java.nio.file.AccessDeniedException) return "permission denied";
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();

@@ -6,17 +6,10 @@ import java.nio.CharBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.OpenOption;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
-import java.util.Set;
 
 /**
- * One sysfs attribute file read the way the scan may read it: not through a link, at most
+ * One sysfs attribute file read the way the scan may read it: a regular file, not through a link, at most
  * {@value #MAX_BYTES} bytes (a single value; anything larger is not one we understand), strict
  * UTF-8, in as few reads as the file allows.
  */
@@ -25,15 +18,13 @@ final class AttributeFile {
     static final int MAX_BYTES = 4096;
     /** Nearly every attribute (ids, class, NUMA node, type name) fits; larger ones take a second read. */
     private static final int FIRST_READ_BYTES = 128;
-    private static final Set<OpenOption> READ_NO_FOLLOW = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
 
     private AttributeFile() {}
 
-    /** The text of the attribute file {@code path} (real, inside the root) as stored; {@code shownAs} names it in problems. */
-    static String read(String path, String shownAs) throws EntryUnreadable {
-        Path file = Path.of(path);
+    /** The text of the attribute file {@code path} (real, inside {@code tree}'s root) as stored; {@code shownAs} names it in problems. */
+    static String read(ConfinedTree tree, String path, String shownAs) throws EntryUnreadable {
         ByteBuffer buf = ByteBuffer.allocate(FIRST_READ_BYTES);
-        try (FileChannel ch = FileChannel.open(file, READ_NO_FOLLOW)) {
+        try (FileChannel ch = tree.openFile(path, shownAs, "an attribute file")) {
             // Regular files and sysfs attributes hand over everything available up to the buffer
             // size in one read, so a short read is the end: no extra read just to see EOF.
             ch.read(buf);
@@ -46,11 +37,7 @@ final class AttributeFile {
                     throw new EntryUnreadable(shownAs, "larger than " + MAX_BYTES + " bytes");
                 }
             }
-        } catch (NoSuchFileException e) {
-            throw EntryUnreadable.missing(shownAs);
         } catch (IOException e) {
-            if (Files.isSymbolicLink(file)) throw new EntryUnreadable(shownAs, "is a symbolic link, not an attribute file");
-            if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) throw new EntryUnreadable(shownAs, "is a directory, not an attribute file");
             throw new EntryUnreadable(shownAs, "cannot read: " + ConfinedTree.describe(e));
         }
         return decode(Arrays.copyOf(buf.array(), buf.position()), shownAs);

@@ -1,14 +1,19 @@
 package io.vfiodp.host.scan;
 
+import io.vfiodp.host.FileKind;
+import io.vfiodp.host.RegularFile;
 import java.io.File;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -33,20 +38,45 @@ final class ConfinedTree {
 
     /** The kernel's own limit (MAXSYMLINKS); a sysfs path never needs more than a handful. */
     static final int MAX_LINK_HOPS = 40;
+    /** The file systems of a kernel's trees: they hold no FIFO, socket or device node a read could block on. */
+    private static final Set<String> KERNEL_FILE_SYSTEMS = Set.of("sysfs", "proc");
+    private static final OpenOption[] READ_NO_FOLLOW = {StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS};
     private final String root;
+    private final boolean kernelTree;
     /** Sized for a large host (thousands of devices, bridges and groups) so it never rehashes mid-scan. */
     private final Set<String> realDirectories = ConcurrentHashMap.newKeySet(8192);
 
-    private ConfinedTree(String realRoot) {
+    private ConfinedTree(String realRoot, boolean kernelTree) {
         this.root = realRoot;
+        this.kernelTree = kernelTree;
         realDirectories.add(realRoot);
     }
 
-    /** Opens the tree at {@code root}; the root itself may be reached through links. */
+    /** Opens the tree at {@code root}, each file's type checked before it is opened; the root itself may be reached through links. */
     static ConfinedTree open(Path root) throws IOException {
+        return open(root, false);
+    }
+
+    /**
+     * Opens the tree at {@code root}; {@code kernelTree} ({@link #isKernelTree}) when it is a
+     * sysfs or procfs mount, whose files are opened without looking at their type first.
+     */
+    static ConfinedTree open(Path root, boolean kernelTree) throws IOException {
         Path real = root.toRealPath();
         if (!Files.isDirectory(real, LinkOption.NOFOLLOW_LINKS)) throw new NotDirectoryException(root.toString());
-        return new ConfinedTree(real.toString());
+        return new ConfinedTree(real.toString(), kernelTree);
+    }
+
+    /**
+     * Whether {@code root} is a sysfs or procfs mount. The JDK finds a path's file system in the
+     * mount table, a millisecond or so: callers that open the same root again and again ask once.
+     */
+    static boolean isKernelTree(Path root) {
+        try {
+            return KERNEL_FILE_SYSTEMS.contains(Files.getFileStore(root).type());
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     String root() {
@@ -181,7 +211,7 @@ final class ConfinedTree {
 
     /** The attribute's text as stored (not stripped), possibly empty; same limits otherwise. */
     String rawAttribute(String dir, String name, String shownAs) throws EntryUnreadable {
-        return AttributeFile.read(child(dir, name), shownAs);
+        return AttributeFile.read(this, child(dir, name), shownAs);
     }
 
     /** As {@link #rawAttribute} but empty when the file does not exist. */
@@ -191,6 +221,36 @@ final class ConfinedTree {
         } catch (EntryUnreadable e) {
             if (e.isMissing()) return Optional.empty();
             throw e;
+        }
+    }
+
+    /**
+     * Opens the real file {@code path} for reading, not through a link, when it is a regular file:
+     * every reader of the tree's files opens them here, so none can block on a FIFO (or a socket, a
+     * device) in a file's place ({@link RegularFile}). A kernel's own tree (sysfs, procfs) cannot
+     * hold one, so there the file is opened without the extra {@code lstat}: a scan reads thousands
+     * of files, and that system call would cost it about a fifth (docs/benchmarks.md, "Host scan").
+     * {@code what} says what the file should be ({@code an attribute file}) in the problem that
+     * names anything else.
+     */
+    FileChannel openFile(String path, String shownAs, String what) throws EntryUnreadable {
+        Path file = Path.of(path);
+        try {
+            return kernelTree ? FileChannel.open(file, READ_NO_FOLLOW) : RegularFile.open(file, false);
+        } catch (NoSuchFileException e) {
+            throw EntryUnreadable.missing(shownAs);
+        } catch (RegularFile.NotRegular e) {
+            throw new EntryUnreadable(shownAs, "is " + e.kind().words() + ", not " + what);
+        } catch (IOException e) {
+            // on a kernel's tree, what failed the open: a link or a directory where a file was to be read
+            FileKind kind;
+            try {
+                kind = FileKind.of(file, false);
+            } catch (IOException notThere) {
+                kind = FileKind.REGULAR;
+            }
+            if (kind != FileKind.REGULAR) throw new EntryUnreadable(shownAs, "is " + kind.words() + ", not " + what);
+            throw new EntryUnreadable(shownAs, "cannot read: " + describe(e));
         }
     }
 

@@ -28,7 +28,7 @@ final class FactRoot {
 
     static FactRoot open(Path root) {
         try {
-            return new FactRoot(root, Optional.of(ConfinedTree.open(root)), "");
+            return new FactRoot(root, Optional.of(ConfinedTree.open(root, ConfinedTree.isKernelTree(root))), "");
         } catch (NoSuchFileException e) {
             return new FactRoot(root, Optional.empty(), "does not exist");
         } catch (NotDirectoryException e) {
@@ -65,7 +65,7 @@ final class FactRoot {
     /** Feeds the lines of the text file {@code relative} to {@code lines}, at most {@code maxChars} characters. */
     Reading<Boolean> lines(String relative, long maxChars, LineFile.Lines lines) {
         return read(relative, t -> {
-            LineFile.read(entry(t, relative), relative, maxChars, lines);
+            LineFile.read(t, entry(t, relative), relative, maxChars, lines);
             return true;
         });
     }

@@ -36,6 +36,8 @@ public final class SysfsScanner {
     private final Path sysRoot;
     private final Path devRoot;
     private final Optional<ReaderPool> readers;
+    /** {@code sysRoot} is a sysfs mount, asked once ({@link ConfinedTree#isKernelTree}). */
+    private final boolean kernelTree;
 
     /** A scanner that reads on the calling thread: for one-off scans. */
     public SysfsScanner(Path sysRoot, Path devRoot) {
@@ -51,6 +53,7 @@ public final class SysfsScanner {
         this.sysRoot = Objects.requireNonNull(sysRoot, "sysRoot");
         this.devRoot = Objects.requireNonNull(devRoot, "devRoot");
         this.readers = Objects.requireNonNull(readers, "readers");
+        this.kernelTree = ConfinedTree.isKernelTree(sysRoot);
     }
 
     public HostSnapshot scan() {
@@ -63,7 +66,7 @@ public final class SysfsScanner {
         DevNodes devNodes = scanDev(devProblems);
         ConfinedTree sys;
         try {
-            sys = ConfinedTree.open(sysRoot);
+            sys = ConfinedTree.open(sysRoot, kernelTree);
         } catch (IOException e) {
             return new HostScan(new HostScan.Parts(devNodes, devProblems,
                     new HostScan.FunctionListing.Unusable(new ScanProblem(".", "sysfs root " + whyUnusable(sysRoot, e))),
@@ -120,7 +123,7 @@ public final class SysfsScanner {
         ConfinedTree sys;
         String devicesDir;
         try {
-            sys = ConfinedTree.open(sysRoot);
+            sys = ConfinedTree.open(sysRoot, kernelTree);
             devicesDir = sys.walk("bus/pci/devices");
         } catch (IOException | EntryUnreadable e) {
             return fullScan();

@@ -1,11 +1,13 @@
 package io.vfiodp.policy.config;
 
+import io.vfiodp.host.RegularFile;
 import java.io.IOException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,8 +48,10 @@ public final class ConfigFile {
 
     public static Loaded read(Path file) throws InvalidConfigException {
         byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(file);
+        try (FileChannel ch = RegularFile.open(file, true)) {
+            bytes = Channels.newInputStream(ch).readAllBytes();
+        } catch (RegularFile.NotRegular e) {
+            throw new InvalidConfigException("config file " + file + ": " + e.getReason(), e);
         } catch (NoSuchFileException e) {
             throw new InvalidConfigException("config file " + file + ": no such file", e);
         } catch (AccessDeniedException e) {

@@ -37,7 +37,9 @@ record TreeCorruption(String path, Kind kind, int variant) {
         /** Replaced by {@code ../..} to the directory that holds the roots. */
         LINK_ABOVE_ROOT,
         /** Mode 000. */
-        PERMISSION_DENIED;
+        PERMISSION_DENIED,
+        /** Replaced by a FIFO (named pipe), which no one writes: opening it to read would block for ever. */
+        FIFO;
 
         static final List<Kind> FOR_FILES = List.of(values());
         static final List<Kind> FOR_DIRECTORIES =
@@ -71,6 +73,10 @@ record TreeCorruption(String path, Kind kind, int variant) {
             case TRUNCATED, OVERSIZED, BINARY, EMPTY -> {
                 if (!attrs.isRegularFile()) return false;
                 rewrite(target);
+            }
+            case FIFO -> {
+                if (!attrs.isRegularFile()) return false;
+                io.vfiodp.host.fixtures.Trees.replaceWithFifo(target);
             }
             case PERMISSION_DENIED -> {
                 if (attrs.isSymbolicLink()) return false;
