@@ -132,7 +132,10 @@ final class DraWiring {
             return new Started(Optional.empty(), () -> new ClaimedDevices.Known(held));
         }
         DraDriver driver = driver(config, client.get(), events, metrics, watcher, closer, pluginDir, pods);
-        if (claims.isEmpty()) {
+        if (reading instanceof Checkpoint.Lost) {
+            log.info("DRA: no resource is routed to DRA; driver {} runs on, offering nothing, to serve the kubelet's unprepare calls for"
+                    + " the claims it still has prepared, which its lost checkpoint does not all name (above)", driverName);
+        } else if (claims.isEmpty()) {
             log.info("DRA: no resource is routed to DRA; driver {} runs on (its directory {} is there), offering nothing: the slices it"
                     + " published go", driverName, pluginDir);
         } else {

@@ -107,7 +107,7 @@ public final class Checkpoint {
                         .<Reading>map(left -> new Lost("DRA checkpoint " + file + " is missing, but claims were prepared here (" + left + ")"))
                         .orElse(new Loaded(new TreeMap<>()));
             };
-        } catch (IOException | IllegalArgumentException | NullPointerException e) {
+        } catch (IOException | IllegalArgumentException e) {
             return new Lost("DRA checkpoint " + file + ": " + e.getMessage());
         }
     }
