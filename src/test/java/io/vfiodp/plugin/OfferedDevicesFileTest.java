@@ -6,12 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vfiodp.node.OfferRecord;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,27 +31,13 @@ class OfferedDevicesFileTest {
         assertThat(Files.list(file.file().getParent()).map(p -> p.getFileName().toString()).toList()).containsExactly("offered-devices.json");
     }
 
-    /**
-     * What the kubelet's {@code CleanupPluginDirectory} does when it starts: up to 1.32 it removes
-     * every entry but directories and its own checkpoint; newer ones remove sockets only.
-     */
-    private static void kubeletStartsUpTo132(Path pluginDir) throws IOException {
-        try (Stream<Path> entries = Files.list(pluginDir)) {
-            for (Path p : entries.toList()) {
-                if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) && !p.getFileName().toString().equals("kubelet_internal_checkpoint")) {
-                    Files.delete(p);
-                }
-            }
-        }
-    }
-
     @Test
     void theRecordSurvivesAKubeletRestart() throws IOException {
         Files.writeString(dir.resolve("kubelet_internal_checkpoint"), "{}");
         OfferedDevicesFile file = new OfferedDevicesFile(dir);
         file.write(new OfferRecord.Known(Set.of("0000:3b:00.0")));
 
-        kubeletStartsUpTo132(dir);
+        KubeletStarts.upTo132(dir);
 
         assertThat(file.load()).isEqualTo(new OfferRecord.Known(Set.of("0000:3b:00.0")));
     }
@@ -66,7 +50,7 @@ class OfferedDevicesFileTest {
 
         assertThat(file.load()).isEqualTo(new OfferRecord.Known(Set.of("0000:1a:00.0", "0000:3b:00.0")));
         assertThat(dir.resolve("vfio-dp-offered-devices")).doesNotExist();
-        kubeletStartsUpTo132(dir);
+        KubeletStarts.upTo132(dir);
         assertThat(file.load()).isEqualTo(new OfferRecord.Known(Set.of("0000:1a:00.0", "0000:3b:00.0")));
     }
 

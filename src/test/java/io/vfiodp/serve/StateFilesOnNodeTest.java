@@ -4,6 +4,7 @@ import static io.vfiodp.serve.SwitchNode.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.vfiodp.plugin.KubeletStarts;
 import io.vfiodp.policy.DraRouting;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,6 +32,9 @@ class StateFilesOnNodeTest {
     private static final String B1 = "0000:b1:00.0";
     private static final Set<String> HEALTHY = Set.of(A, B, B1);
 
+    /** A version-1 checkpoint of the wrong shape: valid JSON, no claim list. */
+    private static final String WRONG_SHAPE = "{\"version\": 1, \"driver\": \"" + SwitchNode.DRIVER + "\", \"claims\": {}}";
+
     @TempDir Path root;
 
     /** Overwrites the switch's record, wherever this version keeps it under the device-plugin dir. */
@@ -45,6 +49,15 @@ class StateFilesOnNodeTest {
 
     private static Path checkpoint(SwitchNode node) {
         return node.root.resolve("plugins").resolve(SwitchNode.DRIVER).resolve("checkpoint.json");
+    }
+
+    /** Pod vm1 runs with a claim on B1 through DRA; serve stops, its checkpoint is overwritten with {@code text}, and it starts with {@code next}. */
+    private static void claimThenRestartWithTheCheckpoint(SwitchNode node, String text, DraRouting next) throws IOException {
+        node.awaitSliceOffers(HEALTHY);
+        assertThat(node.runWithClaim("vm1", B1)).isTrue();
+        node.stop();
+        Files.writeString(checkpoint(node), text);
+        serveAgain(node, next);
     }
 
     /** Starts serve again after the test changed files while it was stopped. */
@@ -75,12 +88,7 @@ class StateFilesOnNodeTest {
     @Test
     void aCheckpointOfTheWrongShapePreparesNoSecondClaimOnAHeldDevice() throws Exception {
         try (SwitchNode node = new SwitchNode(root).serve(DraRouting.ALL)) {
-            node.awaitSliceOffers(HEALTHY);
-            assertThat(node.runWithClaim("vm1", B1)).isTrue();
-            node.stop();
-            Files.writeString(checkpoint(node), "{\"version\": 1, \"driver\": \"" + SwitchNode.DRIVER + "\", \"claims\": {}}");
-
-            serveAgain(node, DraRouting.ALL);
+            claimThenRestartWithTheCheckpoint(node, WRONG_SHAPE, DraRouting.ALL);
 
             // the scheduler's view is the API's; a claim allocated the held device anyway is not prepared
             assertThat(node.runWithClaim("vm2", B1)).isFalse();
@@ -92,12 +100,7 @@ class StateFilesOnNodeTest {
     @Test
     void aCheckpointOfTheWrongShapeUnderDraResourcesNoneKeepsTheClaimsDeviceOutOfTheDevicePlugins() throws Exception {
         try (SwitchNode node = new SwitchNode(root).serve(DraRouting.ALL)) {
-            node.awaitSliceOffers(HEALTHY);
-            assertThat(node.runWithClaim("vm1", B1)).isTrue();
-            node.stop();
-            Files.writeString(checkpoint(node), "{\"version\": 1, \"driver\": \"" + SwitchNode.DRIVER + "\", \"claims\": {}}");
-
-            serveAgain(node, DraRouting.NONE);
+            claimThenRestartWithTheCheckpoint(node, WRONG_SHAPE, DraRouting.NONE);
 
             node.awaitAllocatable(Set.of(A, B));
             node.pass();
@@ -111,30 +114,10 @@ class StateFilesOnNodeTest {
     @Test
     void aGarbageCheckpointUnderDraResourcesNoneTakesNoDevicePluginDown() throws Exception {
         try (SwitchNode node = new SwitchNode(root).serve(DraRouting.ALL)) {
-            node.awaitSliceOffers(HEALTHY);
-            assertThat(node.runWithClaim("vm1", B1)).isTrue();
-            node.stop();
-            Files.writeString(checkpoint(node), "\u0000\u0001 not a checkpoint");
-
-            serveAgain(node, DraRouting.NONE);
+            claimThenRestartWithTheCheckpoint(node, "\u0000\u0001 not a checkpoint", DraRouting.NONE);
 
             node.awaitAllocatable(Set.of(A, B));
             assertThat(node.allocatable()).doesNotContain(B1);
-        }
-    }
-
-    /**
-     * What the kubelet's {@code CleanupPluginDirectory} does when it starts, up to 1.32: every
-     * entry but directories and its checkpoint goes.
-     */
-    private static void kubeletStartsUpTo132(Path pluginDir) throws IOException {
-        Files.writeString(pluginDir.resolve("kubelet_internal_checkpoint"), "{}");
-        try (Stream<Path> entries = Files.list(pluginDir)) {
-            for (Path p : entries.toList()) {
-                if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) && !p.getFileName().toString().equals("kubelet_internal_checkpoint")) {
-                    Files.delete(p);
-                }
-            }
         }
     }
 
@@ -146,7 +129,8 @@ class StateFilesOnNodeTest {
             // PodResources showed them free: the record names none
             node.awaitSliceOffers(HEALTHY);
             node.stop();
-            kubeletStartsUpTo132(node.plugins);
+            Files.writeString(node.plugins.resolve("kubelet_internal_checkpoint"), "{}");
+            KubeletStarts.upTo132(node.plugins);
             node.podResources.unavailable(true);
             int asked = node.podResources.lists();
 
