@@ -286,7 +286,9 @@ class NodeSwitchProperties {
         /** The churn stops: pods end, claims are unprepared, PodResources answers; passes and take-ins until nothing waits. */
         void settle() {
             podHolds.clear();
+            // the kubelet unprepares each claim through the driver, which takes it out of its book
             claimed.clear();
+            book.clear();
             podResourcesUp = true;
             for (int i = 0; i < 4; i++) {
                 pass();
