@@ -5,14 +5,9 @@ import io.vfiodp.state.AtomicFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -264,9 +259,9 @@ public final class ClaimFiles {
                 for (Path p : specs) Files.deleteIfExists(p);
             }
         }
-        deleteTree(claimMetadataDir(claimUid, namespace, claimName));
+        FileTrees.deleteTree(claimMetadataDir(claimUid, namespace, claimName));
         Path legacy = legacyMetadataDir(namespace, claimName);
-        if (LegacyMetadata.namesOnly(legacy, claimUid)) deleteTree(legacy);
+        if (LegacyMetadata.namesOnly(legacy, claimUid)) FileTrees.deleteTree(legacy);
     }
 
     /**
@@ -291,46 +286,12 @@ public final class ClaimFiles {
     private void writeWhole(Path file, String content) throws IOException {
         Path dir = file.getParent();
         if (dir.startsWith(pluginDir)) {
-            makeDirectories(dir);
+            FileTrees.makeDirectories(pluginDir, dir);
         } else if (!Files.isDirectory(dir)) {
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+            Files.createDirectories(dir, FileTrees.DIRECTORY_MODE);
         }
         // a directory in the file's place (made by hand, or by a runtime that bind-mounted a missing source) hides it
-        if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) deleteTree(file);
+        if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) FileTrees.deleteTree(file);
         AtomicFile.write(file, content.getBytes(StandardCharsets.UTF_8), AtomicFile.WORLD_READABLE);
-    }
-
-    /** The directories under the plugin dir, made one by one, never through a link someone put in their place. */
-    private void makeDirectories(Path dir) throws IOException {
-        Path at = pluginDir;
-        for (Path part : pluginDir.relativize(dir)) {
-            at = at.resolve(part);
-            if (Files.isSymbolicLink(at)) throw new IOException("cannot write under " + at + ": it is a symbolic link, which the agent never makes");
-            if (!Files.isDirectory(at, LinkOption.NOFOLLOW_LINKS)) {
-                Files.createDirectories(at, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
-            }
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) return;
-        try {
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                    if (e != null) throw e;
-                    Files.deleteIfExists(d);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (NoSuchFileException gone) {
-            // removed meanwhile: the same outcome
-        }
     }
 }
