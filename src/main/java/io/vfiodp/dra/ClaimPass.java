@@ -20,6 +20,7 @@ import io.vfiodp.dra.claims.ClaimRef;
 import io.vfiodp.dra.claims.ClaimRequest;
 import io.vfiodp.dra.claims.PrepareAnswer;
 import io.vfiodp.dra.claims.PreparedClaim;
+import io.vfiodp.dra.claims.PreparedDevice;
 import io.vfiodp.dra.model.DriverView;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -39,9 +40,15 @@ import java.util.TreeMap;
  * decided by {@link ClaimDecision}; unpreparing an unknown claim removes whatever files it might
  * have and succeeds. A failed file write is undone at once; a checkpoint that cannot be written
  * takes back every change of the call, and the kubelet is answered only once the checkpoint holds
- * them.
+ * them. While the checkpoint is {@link LostClaims lost}, a new claim is also refused a device a
+ * claim the kubelet still has prepared may hold (or any, while nothing tells which), each reading
+ * of what the kubelet has rebuilds the claims it can, and every save says the book may be
+ * incomplete, until the book holds them all again.
  */
 final class ClaimPass {
+
+    /** The call id of the save that records a book made whole again. */
+    static final long REBUILT = 0;
 
     private final String driver;
     private final String pool;
@@ -49,14 +56,17 @@ final class ClaimPass {
     private final List<DriverAction> actions;
     private final SortedMap<String, PreparedClaim> claims;
     private final Deque<ClaimCall> calls;
+    private Optional<LostClaims> lost;
+    private DriverEvent.KubeletClaimsRead read;
 
     /**
      * @param pool       this node's pool
      * @param checkpoint the checkpoint's file, as failures to record name it
      */
-    ClaimPass(SortedMap<String, PreparedClaim> claims, List<ClaimCall> calls, String driver, String pool, Path checkpoint,
-              List<DriverAction> actions) {
+    ClaimPass(SortedMap<String, PreparedClaim> claims, Optional<LostClaims> lost, List<ClaimCall> calls, String driver, String pool,
+              Path checkpoint, List<DriverAction> actions) {
         this.claims = new TreeMap<>(claims);
+        this.lost = lost;
         this.calls = new ArrayDeque<>(calls);
         this.driver = driver;
         this.pool = pool;
@@ -70,6 +80,15 @@ final class ClaimPass {
 
     List<ClaimCall> calls() {
         return List.copyOf(calls);
+    }
+
+    Optional<LostClaims> lost() {
+        return lost;
+    }
+
+    /** What the kubelet still has prepared, taken in when the claims converge (on the view of this step). */
+    void kubeletRead(DriverEvent.KubeletClaimsRead e) {
+        read = e;
     }
 
     void requested(ClaimCall call) {
@@ -129,6 +148,17 @@ final class ClaimPass {
     }
 
     void checkpointSaved(CheckpointSaved e) {
+        if (e.call() == REBUILT) {
+            if (e.problem().isPresent()) {
+                actions.add(Log.warn("DRA: the claims the kubelet still has are rebuilt, but " + checkpoint + " cannot be written: "
+                        + e.problem().get() + "; it is tried again at the next pass"));
+            } else if (lost.isPresent()) {
+                actions.add(Log.info("DRA: every claim the kubelet still has prepared is in " + checkpoint + " again (" + claims.size()
+                        + " claim(s)); claims are prepared as before"));
+                lost = Optional.empty();
+            }
+            return;
+        }
         ClaimCall first = calls.peekFirst();
         if (first == null || first.id() != e.call()) return;
         switch (first) {
@@ -165,6 +195,8 @@ final class ClaimPass {
     /** Works on the calls in order until one waits for an outcome or none is left; new claims are checked against {@code view}. */
     void converge(DriverView view) {
         ClaimDecision decision = new ClaimDecision(driver, pool, view);
+        if (read != null) rebuild(read, decision);
+        read = null;
         while (calls.peekFirst() instanceof ClaimCall first && first.awaiting() instanceof Ready) {
             switch (first) {
                 case Prepare p -> advance(p, decision);
@@ -180,7 +212,7 @@ final class ClaimPass {
             ClaimRequest r = p.requests().get(next++);
             PreparedClaim known = claims.get(r.uid());
             Optional<Awaiting> write = known != null ? Optional.of(new Write(known, true))
-                    : switch (decision.prepare(r, claims)) {
+                    : switch (notHeldByLostClaims(decision.prepare(r, claims))) {
                         case PrepareAnswer.Prepared fresh -> Optional.of(new Write(fresh.claim(), false));
                         case PrepareAnswer.Failed refused -> {
                             answers.put(r.uid(), refused);
@@ -194,7 +226,7 @@ final class ClaimPass {
             }
         }
         if (!p.added().isEmpty()) {
-            actions.add(new SaveCheckpoint(p.id(), List.copyOf(claims.values())));
+            actions.add(new SaveCheckpoint(p.id(), List.copyOf(claims.values()), incomplete()));
             replaceFirst(new Prepare(p.id(), p.requests(), next, answers, p.added(), new Recording()));
             return;
         }
@@ -211,12 +243,42 @@ final class ClaimPass {
             actions.add(new RemoveFiles(u.id(), target, false));
             replaceFirst(new Unprepare(u.id(), u.refs(), u.next() + 1, u.answers(), u.removed(), new Removal(target, known)));
         } else if (!u.removed().isEmpty()) {
-            actions.add(new SaveCheckpoint(u.id(), List.copyOf(claims.values())));
+            actions.add(new SaveCheckpoint(u.id(), List.copyOf(claims.values()), incomplete()));
             replaceFirst(new Unprepare(u.id(), u.refs(), u.next(), u.answers(), u.removed(), new Recording()));
         } else {
             actions.add(new AnswerUnprepare(u.id(), u.answers()));
             calls.removeFirst();
         }
+    }
+
+    /** Adds the claims of {@code read} the book lacks, and records the book once it is whole again and no call is under way. */
+    private void rebuild(DriverEvent.KubeletClaimsRead read, ClaimDecision decision) {
+        if (lost.isEmpty()) return;
+        LostClaims.Rebuilt rebuilt = lost.get().rebuild(read, claims, decision);
+        for (PreparedClaim c : rebuilt.claims()) {
+            claims.put(c.uid(), c);
+            actions.add(Log.info("DRA: rebuilt claim " + c.describe() + " from the kubelet's PodResources and the API: "
+                    + String.join(", ", c.devices().stream().map(d -> d.device() + " (" + d.deviceId() + ")").toList())));
+        }
+        // until the book is recorded whole, the loss stands, with nothing left that a claim may not take
+        lost = Optional.of(rebuilt.still().orElse(new LostClaims(lost.get().reason(), Optional.of(Map.of()), "")));
+        if (rebuilt.still().isEmpty() && calls.isEmpty()) actions.add(new SaveCheckpoint(REBUILT, List.copyOf(claims.values())));
+    }
+
+    /** {@code answer}, unless the claim may take a device a claim whose record was lost holds. */
+    private PrepareAnswer notHeldByLostClaims(PrepareAnswer answer) {
+        if (lost.isEmpty() || !(answer instanceof PrepareAnswer.Prepared p)) return answer;
+        for (PreparedDevice d : p.claim().devices()) {
+            Optional<String> conflict = lost.get().conflict(p.claim().namespace() + "/" + p.claim().name(), d.device());
+            if (conflict.isPresent()) return new PrepareAnswer.Failed("claim " + p.claim().describe() + ": " + conflict.get());
+        }
+        return answer;
+    }
+
+    /** While the book may lack claims the kubelet has, what the checkpoint says of itself, so that the next start knows. */
+    private Optional<String> incomplete() {
+        String later = " (at a later save, the claims the kubelet still has were not all rebuilt yet)";
+        return lost.map(l -> l.reason().endsWith(later) ? l.reason() : l.reason() + later);
     }
 
     /** Answers every call still open: the driver stops. */

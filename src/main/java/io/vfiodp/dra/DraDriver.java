@@ -15,6 +15,8 @@ import io.vfiodp.dra.kubelet.NodeServiceV1;
 import io.vfiodp.dra.kubelet.NodeServiceV1beta1;
 import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.dra.slices.SlicePublisher;
+import io.vfiodp.kubelet.PodResourcesReading;
+import io.vfiodp.node.ClaimedDevices;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.triggers.DirectoryWatch;
 import io.vfiodp.triggers.DirectoryWatcher;
@@ -26,12 +28,16 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * This node's DRA driver: registers with the kubelet through {@code plugins_registry}, serves the
@@ -54,7 +60,12 @@ public final class DraDriver implements AutoCloseable {
     static final String DIR_WATCH_THREAD = "vfio-dra-dir-watch";
     static final String API_THREAD = "vfio-dra-api";
 
+    private static final Supplier<PodResourcesReading> NO_POD_RESOURCES =
+            () -> new PodResourcesReading.Unreadable("the driver was started without a PodResources client");
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.dra");
+
     private final DriverLoop loop;
+    private final ClaimRecovery recovery;
     private final SlicePublisher slices;
     private final DeviceClassMonitor classes;
     private final List<DirectoryWatch> watches;
@@ -62,9 +73,10 @@ public final class DraDriver implements AutoCloseable {
     private final Worker rpc;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private DraDriver(DriverLoop loop, SlicePublisher slices, DeviceClassMonitor classes, List<DirectoryWatch> watches, EpollEventLoopGroup group,
-                      Worker rpc) {
+    private DraDriver(DriverLoop loop, ClaimRecovery recovery, SlicePublisher slices, DeviceClassMonitor classes, List<DirectoryWatch> watches,
+                      EpollEventLoopGroup group, Worker rpc) {
         this.loop = loop;
+        this.recovery = recovery;
         this.slices = slices;
         this.classes = classes;
         // filled by start() after construction, so that a failure there closes what was started
@@ -79,26 +91,55 @@ public final class DraDriver implements AutoCloseable {
     }
 
     /**
-     * Opens the checkpoint (fails, naming it, when it is unreadable), then serves. Nothing is
-     * offered until the first {@link #apply}.
+     * Opens the checkpoint, then serves. Nothing is offered until the first {@link #apply}. No
+     * PodResources: a lost checkpoint keeps every claim from being prepared.
      *
      * @param clock    the time health verdicts are stamped with
      * @param listener told of health changes and failed prepares
      * @param watcher  watches the registry and plugin directories (serve's shared watches)
-     * @throws IOException when the checkpoint is unreadable or neither the registry directory nor its parent can be watched
+     * @throws IOException when neither the registry directory nor its parent can be watched
      */
     public static DraDriver start(DraSettings settings, KubernetesClient client, Clock clock, DraListener listener, DirectoryWatcher watcher)
             throws IOException {
-        return start(settings, client, clock, Ticker.SYSTEM, listener, watcher);
+        return start(settings, client, clock, Ticker.SYSTEM, listener, watcher, NO_POD_RESOURCES);
     }
 
     /** As {@link #start(DraSettings, KubernetesClient, Clock, DraListener, DirectoryWatcher)}, backoffs and wake-ups timed on {@code ticker}. */
     public static DraDriver start(DraSettings settings, KubernetesClient client, Clock clock, Ticker ticker, DraListener listener,
                                   DirectoryWatcher watcher) throws IOException {
+        return start(settings, client, clock, ticker, listener, watcher, NO_POD_RESOURCES);
+    }
+
+    /**
+     * As {@link #start(DraSettings, KubernetesClient, Clock, Ticker, DraListener, DirectoryWatcher)},
+     * asking {@code pods} (the kubelet's PodResources) which claims it still has prepared when the
+     * checkpoint is lost: a checkpoint that is unreadable, empty, fails its checks, or is missing
+     * while claims' files are on the host. Then the claims it names are rebuilt from the API,
+     * devices such claims may hold go to no other claim, and the checkpoint is written again once
+     * the book holds them all.
+     */
+    public static DraDriver start(DraSettings settings, KubernetesClient client, Clock clock, Ticker ticker, DraListener listener,
+                                  DirectoryWatcher watcher, Supplier<PodResourcesReading> pods) throws IOException {
         Files.createDirectories(settings.pluginDir());
         ClaimFiles files = new ClaimFiles(settings.driverName(), settings.pluginDir(), settings.cdiDir());
         Checkpoint checkpoint = new Checkpoint(settings.pluginDir(), settings.driverName());
-        SortedMap<String, PreparedClaim> claims = checkpoint.load();
+        SortedMap<String, PreparedClaim> claims;
+        Optional<LostClaims> lost;
+        switch (checkpoint.load(files)) {
+            case Checkpoint.Loaded loaded -> {
+                claims = loaded.claims();
+                lost = Optional.empty();
+            }
+            case Checkpoint.Lost l -> {
+                claims = l.known();
+                lost = Optional.of(LostClaims.at(l.reason()));
+                log.warn("DRA: {}. The claims the kubelet still has prepared are not all known: until its PodResources API shows which"
+                        + " they are, no claim is prepared on a device one of them may hold (on none while PodResources cannot be read),"
+                        + " and the device plugins offer none of those devices. They are rebuilt from PodResources and the API, and the"
+                        + " checkpoint is written again. Keep the file and the claims' CDI specs: without them, held devices could be"
+                        + " handed out again", l.reason());
+            }
+        }
         EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory(GRPC_THREAD, true));
         Worker rpc = Worker.start(RPC_THREAD);
         Worker api = Worker.start(API_THREAD);
@@ -106,15 +147,16 @@ public final class DraDriver implements AutoCloseable {
         DeviceClassMonitor classes = new DeviceClassMonitor(client, settings.driverName(), api, settings.sliceResync(), listener::deviceClasses);
         HealthService health = new HealthService();
         ClaimSource source = new ClaimSource(client);
-        DriverLoop loop = new DriverLoop(settings, claims, ticker, clock, listener, l -> {
-            NodeServiceV1 v1 = new NodeServiceV1(new KubeletClaims(l, source, files));
+        ClaimRecovery recovery = new ClaimRecovery(pods, source, settings.driverName(), settings.nodeName());
+        DriverLoop loop = new DriverLoop(settings, claims, lost, ticker, clock, listener, l -> {
+            NodeServiceV1 v1 = new NodeServiceV1(new KubeletClaims(l, source, files, recovery));
             DriverSockets sockets = new DriverSockets(settings.draSocket(), List.of(v1, new NodeServiceV1beta1(v1), health), health::closeStreams,
                     settings.registrationSocket(), DraPluginInfo.registration(settings.driverName(), settings.draSocket(), l::registered), group,
                     rpc);
             return new DriverEdges(sockets, health, slices, files, checkpoint);
         });
         List<DirectoryWatch> watches = new ArrayList<>();
-        DraDriver driver = new DraDriver(loop, slices, classes, watches, group, rpc);
+        DraDriver driver = new DraDriver(loop, recovery, slices, classes, watches, group, rpc);
         try {
             // a socket of ours deleted (a kubelet reinstall, a wiped directory) is served again at once, not at the next check
             watches.add(watch(watcher, settings.registryDir(), "DRA plugin registry dir", loop));
@@ -141,15 +183,20 @@ public final class DraDriver implements AutoCloseable {
      */
     public CompletableFuture<Void> apply(TargetState state) {
         classes.watch(new TreeSet<>(state.dra().resources().resources().keySet()));
-        return loop.apply(state);
+        CompletableFuture<Void> takenIn = loop.apply(state);
+        // the claims the kubelet still has are rebuilt on the view of this state
+        if (loop.lost().isPresent()) loop.kubeletClaimsRead(recovery.read(loop.bookNames()));
+        return takenIn;
     }
 
     /**
      * The IDs of the devices prepared claims hold (and a prepare or unprepare in progress may):
-     * what the device plugins must not offer until the kubelet unprepares them. Any thread.
+     * what the device plugins must not offer until the kubelet unprepares them; while the
+     * checkpoint is lost and not made good, any device may be held. Any thread.
      */
-    public Set<String> heldDevices() {
-        return loop.heldDevices();
+    public ClaimedDevices heldDevices() {
+        Set<String> held = loop.heldDevices();
+        return loop.lost().<ClaimedDevices>map(reason -> new ClaimedDevices.Unknown(held, reason)).orElse(new ClaimedDevices.Known(held));
     }
 
     /** Look at the sockets again; cheap and coalesced. */

@@ -56,10 +56,19 @@ sealed interface DriverAction {
      */
     record RemoveFiles(long call, ClaimRef claim, boolean undo) implements DriverAction {}
 
-    /** Record {@code claims} as the prepared claims in the checkpoint; answer with a CheckpointSaved event. */
-    record SaveCheckpoint(long call, List<PreparedClaim> claims) implements DriverAction {
+    /**
+     * Record {@code claims} as the prepared claims in the checkpoint; answer with a CheckpointSaved
+     * event. {@code incomplete} says why they may not be all (the checkpoint was lost and not every
+     * claim the kubelet still has is rebuilt): the next start then counts the checkpoint as lost too.
+     */
+    record SaveCheckpoint(long call, List<PreparedClaim> claims, Optional<String> incomplete) implements DriverAction {
         public SaveCheckpoint {
             claims = List.copyOf(claims);
+            java.util.Objects.requireNonNull(incomplete, "incomplete");
+        }
+
+        SaveCheckpoint(long call, List<PreparedClaim> claims) {
+            this(call, claims, Optional.empty());
         }
     }
 

@@ -95,7 +95,7 @@ final class DriverEdges implements AutoCloseable {
 
     DriverEvent save(SaveCheckpoint s) {
         try {
-            checkpoint.save(s.claims());
+            checkpoint.save(s.claims(), s.incomplete());
             return new DriverEvent.CheckpointSaved(s.call(), Optional.empty());
         } catch (IOException e) {
             return new DriverEvent.CheckpointSaved(s.call(), Optional.of(String.valueOf(e.getMessage())));

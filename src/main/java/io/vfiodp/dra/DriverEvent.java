@@ -4,6 +4,7 @@ import io.vfiodp.dra.claims.ClaimRef;
 import io.vfiodp.dra.claims.ClaimRequest;
 import io.vfiodp.dra.kubelet.DriverSocket;
 import io.vfiodp.dra.slices.SlicePublisher;
+import io.vfiodp.kubelet.PodResourcesReading;
 import io.vfiodp.node.TargetState;
 import java.util.List;
 import java.util.Objects;
@@ -55,6 +56,18 @@ sealed interface DriverEvent {
     record UnprepareRequested(long call, List<ClaimRef> refs) implements DriverEvent {
         public UnprepareRequested {
             refs = List.copyOf(refs);
+        }
+    }
+
+    /**
+     * While the checkpoint is lost: what the kubelet's PodResources lists as prepared, and what the
+     * API says of the claims it names that the book lacks ({@code fetched}, each with the UID the
+     * API gave it).
+     */
+    record KubeletClaimsRead(PodResourcesReading reading, List<ClaimRequest> fetched) implements DriverEvent {
+        public KubeletClaimsRead {
+            Objects.requireNonNull(reading, "reading");
+            fetched = List.copyOf(fetched);
         }
     }
 

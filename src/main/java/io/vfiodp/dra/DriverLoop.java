@@ -79,18 +79,19 @@ final class DriverLoop {
      * Starts the thread and its timers, then looks at the sockets (so serving starts at once).
      *
      * @param claims the claims the checkpoint recorded
+     * @param lost   when the checkpoint was lost: then {@code claims} may not be all the kubelet has prepared
      * @param ticker the step's monotonic time (backoffs, wake-ups)
      * @param clock  the wall time of the health list's stamps
      * @param edges  makes what the actions act on; its services hand their work to this loop
      */
-    DriverLoop(DraSettings settings, SortedMap<String, PreparedClaim> claims, Ticker ticker, Clock clock, DraListener listener,
-               Function<DriverLoop, DriverEdges> edges) {
+    DriverLoop(DraSettings settings, SortedMap<String, PreparedClaim> claims, Optional<LostClaims> lost, Ticker ticker, Clock clock,
+               DraListener listener, Function<DriverLoop, DriverEdges> edges) {
         this.settings = settings;
         this.step = new DriverStep(settings);
         this.ticker = ticker;
         this.clock = clock;
         this.listener = listener;
-        this.state = DriverState.initial(claims, ticker.nanos());
+        this.state = DriverState.initial(claims, lost, ticker.nanos());
         this.thread = Worker.start(THREAD_NAME);
         this.checkSoon = new CoalescingTrigger(thread, guarded(() -> feedWithLook(null)));
         this.edges = edges.apply(this);
@@ -132,6 +133,23 @@ final class DriverLoop {
     /** The devices prepared claims hold (and a call in progress may), as of the last step. */
     Set<String> heldDevices() {
         return state.heldDevices();
+    }
+
+    /** Why the book may lack claims the kubelet still has prepared (the checkpoint was lost), as of the last step; empty when it does not. */
+    Optional<String> lost() {
+        return state.lost().map(LostClaims::reason);
+    }
+
+    /** The claims in the book as {@code namespace/name}, as of the last step. */
+    Set<String> bookNames() {
+        Set<String> out = new java.util.HashSet<>();
+        state.claims().values().forEach(c -> out.add(c.namespace() + "/" + c.name()));
+        return out;
+    }
+
+    /** What the kubelet still has prepared, while the checkpoint is lost: claims it names are rebuilt. */
+    void kubeletClaimsRead(DriverEvent.KubeletClaimsRead read) {
+        enqueue(() -> feedWithLook(read));
     }
 
     /** Look at the sockets again; cheap and coalesced, call it on any hint. */

@@ -49,13 +49,13 @@ final class DriverPass {
         this.sockets = new SocketPass(s.sockets(), Map.of(DriverSocket.SERVICE, settings.draSocket(), DriverSocket.REGISTRATION,
                 settings.registrationSocket()), settings.backoff(), now.nanos(), actions);
         this.slices = new SlicePass(s.slices(), settings.nodeName(), settings.driverName(), settings.backoff(), now.nanos(), actions);
-        this.claims = new ClaimPass(s.claims(), s.calls(), settings.driverName(), settings.nodeName(),
+        this.claims = new ClaimPass(s.claims(), s.lost(), s.calls(), settings.driverName(), settings.nodeName(),
                 settings.pluginDir().resolve(Checkpoint.FILE), actions);
     }
 
     DriverState state() {
-        return new DriverState(target, applied, view, sockets.result(), registered, slices.result(), health, claims.claims(), claims.calls(),
-                closed);
+        return new DriverState(target, applied, view, sockets.result(), registered, slices.result(), health, claims.claims(), claims.lost(),
+                claims.calls(), closed);
     }
 
     /** What to do, in order. */

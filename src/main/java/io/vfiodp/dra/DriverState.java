@@ -25,10 +25,12 @@ import java.util.TreeMap;
  * @param applied    a node state arrived: until then nothing is published
  * @param registered the kubelet's last registration verdict; empty before the first
  * @param claims     the prepared claims by UID: those of the checkpoint, and those of a call in progress
+ * @param lost       when the checkpoint was lost and the claims the kubelet still has are not all in {@code claims} again
  * @param calls      the kubelet's calls on the claims, in arrival order; the first is being worked on
  */
 record DriverState(TargetState target, boolean applied, DriverView view, SocketStates sockets, Optional<Boolean> registered,
-                   SliceState slices, HealthList health, SortedMap<String, PreparedClaim> claims, List<ClaimCall> calls, boolean closed) {
+                   SliceState slices, HealthList health, SortedMap<String, PreparedClaim> claims, Optional<LostClaims> lost, List<ClaimCall> calls,
+                   boolean closed) {
 
     DriverState {
         Objects.requireNonNull(target, "target");
@@ -38,13 +40,19 @@ record DriverState(TargetState target, boolean applied, DriverView view, SocketS
         Objects.requireNonNull(slices, "slices");
         Objects.requireNonNull(health, "health");
         claims = Collections.unmodifiableSortedMap(new TreeMap<>(claims));
+        Objects.requireNonNull(lost, "lost");
         calls = List.copyOf(calls);
     }
 
     /** At start: the claims the checkpoint recorded, nothing offered or served yet, both servers due at {@code now}. */
     static DriverState initial(SortedMap<String, PreparedClaim> claims, long now) {
+        return initial(claims, Optional.empty(), now);
+    }
+
+    /** As {@link #initial(SortedMap, long)}, with the checkpoint {@code lost}: {@code claims} is what it still said. */
+    static DriverState initial(SortedMap<String, PreparedClaim> claims, Optional<LostClaims> lost, long now) {
         return new DriverState(TargetState.EMPTY, false, DriverView.EMPTY, SocketStates.startingAt(now), Optional.empty(), SliceState.INITIAL,
-                HealthList.NONE, claims, List.of(), false);
+                HealthList.NONE, claims, lost, List.of(), false);
     }
 
     /**

@@ -6,6 +6,7 @@ import io.vfiodp.dra.DriverEvent.Close;
 import io.vfiodp.dra.DriverEvent.FilesRemoved;
 import io.vfiodp.dra.DriverEvent.FilesWritten;
 import io.vfiodp.dra.DriverEvent.Heartbeat;
+import io.vfiodp.dra.DriverEvent.KubeletClaimsRead;
 import io.vfiodp.dra.DriverEvent.PrepareRequested;
 import io.vfiodp.dra.DriverEvent.RegistrationVerdict;
 import io.vfiodp.dra.DriverEvent.ResyncSlices;
@@ -64,6 +65,7 @@ final class DriverStep {
                 case FilesWritten w -> p.claims().filesWritten(w);
                 case FilesRemoved r -> p.claims().filesRemoved(r);
                 case CheckpointSaved c -> p.claims().checkpointSaved(c);
+                case KubeletClaimsRead r -> p.claims().kubeletRead(r);
                 case Close c -> {
                     p.close();
                     return new Result(p.state(), p.actions());

@@ -42,11 +42,13 @@ final class KubeletClaims implements ClaimHandler {
     private final DriverLoop loop;
     private final ClaimSource source;
     private final ClaimFiles files;
+    private final ClaimRecovery recovery;
 
-    KubeletClaims(DriverLoop loop, ClaimSource source, ClaimFiles files) {
+    KubeletClaims(DriverLoop loop, ClaimSource source, ClaimFiles files, ClaimRecovery recovery) {
         this.loop = loop;
         this.source = source;
         this.files = files;
+        this.recovery = recovery;
     }
 
     @Override
@@ -63,6 +65,8 @@ final class KubeletClaims implements ClaimHandler {
             requests.add(new ClaimRequest(c.getNamespace(), c.getUid(), c.getName(), fetched));
         }
         if (requests.isEmpty()) return out.build();
+        // the checkpoint was lost: what the kubelet still has prepared is read first, so that no claim takes a device one of those holds
+        if (loop.lost().isPresent()) loop.kubeletClaimsRead(recovery.read(loop.bookNames()));
         Map<String, PrepareAnswer> answers;
         try {
             answers = loop.prepare(requests).get(LOOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);

@@ -27,10 +27,17 @@ public sealed interface OfferRecord {
     }
 
     /**
-     * No record, on a node whose kubelet has run device plugins (an upgrade from a version that
-     * kept none, a record deleted): any device may be held until PodResources says otherwise.
+     * No record to trust: none on a node whose kubelet has run device plugins (an upgrade from a
+     * version that kept none, a record deleted), or one that cannot be read, is empty, or fails its
+     * checks. Any device may be held until PodResources says otherwise.
+     *
+     * @param reason what happened to the record, naming its file
      */
-    record Lost() implements OfferRecord {
+    record Lost(String reason) implements OfferRecord {
+        public Lost {
+            java.util.Objects.requireNonNull(reason, "reason");
+        }
+
         @Override
         public boolean mayHold(String id) {
             return true;

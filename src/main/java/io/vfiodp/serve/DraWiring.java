@@ -5,12 +5,16 @@ import io.vfiodp.dra.DraDriver;
 import io.vfiodp.dra.DraListener;
 import io.vfiodp.dra.DraSettings;
 import io.vfiodp.dra.claims.Checkpoint;
+import io.vfiodp.dra.claims.ClaimFiles;
 import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.kube.DeviceClassEvents;
 import io.vfiodp.kube.HealthEvents;
 import io.vfiodp.kube.NodeEventRecorder;
+import io.vfiodp.kubelet.PodResourcesReading;
 import io.vfiodp.metrics.ServingMetrics;
+import io.vfiodp.node.ClaimedDevices;
 import io.vfiodp.triggers.DirectoryWatcher;
+import io.vfiodp.triggers.Ticker;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,8 +47,8 @@ final class DraWiring {
      * @param driver the running driver, if any
      * @param held   the devices prepared claims hold: the driver's, or its checkpoint's when it cannot run
      */
-    record Started(Optional<DraDriver> driver, Supplier<Set<String>> held) {
-        static final Started NONE = new Started(Optional.empty(), Set::of);
+    record Started(Optional<DraDriver> driver, Supplier<ClaimedDevices> held) {
+        static final Started NONE = new Started(Optional.empty(), () -> ClaimedDevices.NONE);
     }
 
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
@@ -56,16 +60,16 @@ final class DraWiring {
      * {@code closer} and watches its directories with {@code watcher}.
      */
     static Started start(ServeConfig config, Optional<KubernetesClient> client, Optional<NodeEventRecorder> events, ServingMetrics metrics,
-                         DirectoryWatcher watcher, Closer closer) throws IOException {
+                         DirectoryWatcher watcher, Closer closer, Supplier<PodResourcesReading> pods) throws IOException {
         ServeConfig.Dra dra = config.dra();
         Path pluginDir = pluginDir(config);
-        if (!dra.enabled()) return runsAnyway(config) ? leftOver(config, client, events, metrics, watcher, closer, pluginDir) : Started.NONE;
+        if (!dra.enabled()) return runsAnyway(config) ? leftOver(config, client, events, metrics, watcher, closer, pluginDir, pods) : Started.NONE;
         List<String> missing = missing(config, client);
         if (!missing.isEmpty()) {
             throw new IOException("--dra-resources " + dra.routing() + " needs " + String.join(" and ", missing)
                     + ": the DRA driver publishes this node's devices as ResourceSlices and reads the ResourceClaims the kubelet prepares");
         }
-        DraDriver driver = driver(config, client.get(), events, metrics, watcher, closer, pluginDir);
+        DraDriver driver = driver(config, client.get(), events, metrics, watcher, closer, pluginDir, pods);
         log.info("DRA: driver {} serves {} as pool {}: registration socket in {}, plugin dir {}, CDI specs in {}", dra.driverName(),
                 dra.routing().all() ? "every resource" : dra.routing(), config.nodeName().get(), dra.registryDir(), pluginDir, dra.cdiDir());
         return new Started(Optional.of(driver), driver::heldDevices);
@@ -99,11 +103,21 @@ final class DraWiring {
      * checkpoint holds, whose devices stay out of the device plugins until then.
      */
     private static Started leftOver(ServeConfig config, Optional<KubernetesClient> client, Optional<NodeEventRecorder> events,
-                                    ServingMetrics metrics, DirectoryWatcher watcher, Closer closer, Path pluginDir) throws IOException {
-        Checkpoint checkpoint = new Checkpoint(pluginDir, config.dra().driverName());
-        SortedMap<String, PreparedClaim> claims = checkpoint.load();
+                                    ServingMetrics metrics, DirectoryWatcher watcher, Closer closer, Path pluginDir,
+                                    Supplier<PodResourcesReading> pods) throws IOException {
         String driverName = config.dra().driverName();
+        Checkpoint checkpoint = new Checkpoint(pluginDir, driverName);
+        Checkpoint.Reading reading = checkpoint.load(new ClaimFiles(driverName, pluginDir, config.dra().cdiDir()));
         List<String> missing = missing(config, client);
+        if (!missing.isEmpty() && reading instanceof Checkpoint.Lost lost) {
+            Set<String> known = held(lost.known());
+            log.warn("DRA: no resource is routed to DRA, and {}. The driver that would serve the kubelet's unprepare calls needs {};"
+                    + " the claims the kubelet still has prepared are not all known, so every pass asks its PodResources API which devices"
+                    + " they hold: those stay out of the device plugins (all of them while it cannot be read), the rest are offered",
+                    lost.reason(), String.join(" and ", missing));
+            return new Started(Optional.empty(), () -> new ClaimedDevices.Unknown(known, lost.reason()));
+        }
+        SortedMap<String, PreparedClaim> claims = reading instanceof Checkpoint.Loaded loaded ? loaded.claims() : ((Checkpoint.Lost) reading).known();
         if (!missing.isEmpty()) {
             if (claims.isEmpty()) {
                 log.info("DRA: no resource is routed to DRA; driver {} (its directory {} is there) would remove the slices it published,"
@@ -111,15 +125,17 @@ final class DraWiring {
                         String.join(" and ", missing));
                 return Started.NONE;
             }
-            Set<String> held = new HashSet<>();
-            claims.values().forEach(c -> c.devices().forEach(d -> held.add(d.deviceId())));
+            Set<String> held = held(claims);
             log.warn("DRA: no resource is routed to DRA, but {} holds {} claim(s) prepared by driver {}; the driver that would serve the"
                     + " kubelet's unprepare calls for them needs {}: their devices {} stay out of the device plugins", checkpoint.file(),
                     claims.size(), driverName, String.join(" and ", missing), new TreeSet<>(held));
-            return new Started(Optional.empty(), () -> held);
+            return new Started(Optional.empty(), () -> new ClaimedDevices.Known(held));
         }
-        DraDriver driver = driver(config, client.get(), events, metrics, watcher, closer, pluginDir);
-        if (claims.isEmpty()) {
+        DraDriver driver = driver(config, client.get(), events, metrics, watcher, closer, pluginDir, pods);
+        if (reading instanceof Checkpoint.Lost) {
+            log.info("DRA: no resource is routed to DRA; driver {} runs on, offering nothing, to serve the kubelet's unprepare calls for"
+                    + " the claims it still has prepared, which its lost checkpoint does not all name (above)", driverName);
+        } else if (claims.isEmpty()) {
             log.info("DRA: no resource is routed to DRA; driver {} runs on (its directory {} is there), offering nothing: the slices it"
                     + " published go", driverName, pluginDir);
         } else {
@@ -130,8 +146,15 @@ final class DraWiring {
         return new Started(Optional.of(driver), driver::heldDevices);
     }
 
+    private static Set<String> held(SortedMap<String, PreparedClaim> claims) {
+        Set<String> held = new HashSet<>();
+        claims.values().forEach(c -> c.devices().forEach(d -> held.add(d.deviceId())));
+        return held;
+    }
+
     private static DraDriver driver(ServeConfig config, KubernetesClient client, Optional<NodeEventRecorder> events, ServingMetrics metrics,
-                                    DirectoryWatcher watcher, Closer closer, Path pluginDir) throws IOException {
+                                    DirectoryWatcher watcher, Closer closer, Path pluginDir, Supplier<PodResourcesReading> pods)
+            throws IOException {
         ServeConfig.Dra dra = config.dra();
         DraSettings settings;
         try {
@@ -143,6 +166,6 @@ final class DraWiring {
         if (events.isPresent()) {
             listener = listener.andThen(HealthEvents.onNode(events.get())).andThen(DeviceClassEvents.onNode(events.get()));
         }
-        return closer.add(DraDriver.start(settings, client, Clock.systemUTC(), listener, watcher));
+        return closer.add(DraDriver.start(settings, client, Clock.systemUTC(), Ticker.SYSTEM, listener, watcher, pods));
     }
 }

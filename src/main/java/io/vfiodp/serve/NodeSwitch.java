@@ -3,6 +3,7 @@ package io.vfiodp.serve;
 import io.vfiodp.dra.model.DeviceNames;
 import io.vfiodp.kubelet.HeldDevice;
 import io.vfiodp.kubelet.PodResourcesReading;
+import io.vfiodp.node.ClaimedDevices;
 import io.vfiodp.node.Handover;
 import io.vfiodp.node.OfferRecord;
 import io.vfiodp.node.TargetState;
@@ -43,7 +44,7 @@ final class NodeSwitch {
     private final OfferedDevicesFile file;
     private final Supplier<PodResourcesReading> pods;
     private final Duration takeInWait;
-    private final Supplier<Set<String>> claimed;
+    private final Supplier<ClaimedDevices> claimed;
     private final String driver;
     private final String pool;
     private final Handed plugins = new Handed();
@@ -51,16 +52,18 @@ final class NodeSwitch {
     private final NewLines waits = new NewLines();
     private final ProblemLog unproven = new ProblemLog(log);
     private final ProblemLog unrecorded = new ProblemLog(log);
+    private final ProblemLog claimsLost = new ProblemLog(log);
     private OfferRecord record;
     private boolean waiting;
 
     /**
      * @param pods       the kubelet's PodResources, asked only when a device waits for DRA that it alone can clear
-     * @param claimed    the devices prepared DRA claims hold (the driver's, or its checkpoint's while no driver runs)
+     * @param claimed    the devices prepared DRA claims hold (the driver's, or its checkpoint's while no driver runs); when their
+     *                   record was lost, PodResources is asked each pass, and any device counts as held until it answers
      * @param driver     the DRA driver's name and {@code pool} this node's: PodResources' DRA devices of theirs count as claimed
      * @param takeInWait how long a pass waits for a side to take in what it was handed ({@link #TAKE_IN_WAIT})
      */
-    NodeSwitch(OfferedDevicesFile file, Supplier<PodResourcesReading> pods, Supplier<Set<String>> claimed, String driver, String pool,
+    NodeSwitch(OfferedDevicesFile file, Supplier<PodResourcesReading> pods, Supplier<ClaimedDevices> claimed, String driver, String pool,
                Duration takeInWait) {
         this.file = file;
         this.pods = pods;
@@ -68,26 +71,28 @@ final class NodeSwitch {
         this.claimed = claimed;
         this.driver = driver;
         this.pool = pool;
-        OfferRecord read;
-        try {
-            read = file.read();
-        } catch (IOException e) {
-            log.warn("switch: {}; until it can be read, any device may be held through a device plugin", e.getMessage());
-            read = new OfferRecord.Lost();
+        this.record = file.load();
+        if (record instanceof OfferRecord.Lost lost) {
+            log.warn("switch: the record of what the device plugins offered is lost: {}. Any device may be held by a pod through a device"
+                    + " plugin: none goes to DRA until the kubelet's PodResources shows that no pod holds it; then the record is written"
+                    + " again", lost.reason());
         }
-        this.record = read;
     }
 
     /** What each side may offer of what {@code wanted} gives it. */
     TargetState decide(TargetState wanted) {
-        Set<String> held = new HashSet<>(claimed.get());
+        ClaimedDevices claims = claimed.get();
+        Set<String> held = new HashSet<>(claims.known());
         Handover.Inputs in = new Handover.Inputs(wanted, plugins.mayOffer(takeInWait), dra.mayOffer(takeInWait), held, record,
                 Optional.empty());
-        if (Handover.needsPods(in)) {
+        if (Handover.needsPods(in) || claims instanceof ClaimedDevices.Unknown) {
             PodResourcesReading reading = pods.get();
             held.addAll(claimedThroughPods(reading, wanted));
+            if (claims instanceof ClaimedDevices.Unknown lost) heldByLostClaims(lost, reading, wanted, held);
             in = new Handover.Inputs(wanted, in.pluginsServe(), in.draServes(), held, record, Optional.of(reading));
             if (reading instanceof PodResourcesReading.Listed) unproven.resolved("switch: the kubelet's PodResources API answers again");
+        } else {
+            claimsLost.forget();
         }
         Handover.Outcome o = Handover.decide(in);
         TargetState target = o.target();
@@ -128,6 +133,23 @@ final class NodeSwitch {
     /** Whether a device waits for a side to let go of it: another pass is due soon. */
     boolean waiting() {
         return waiting;
+    }
+
+    /**
+     * With the claims' record lost, every device counts as held by a claim until PodResources
+     * answers; then the devices it lists for this driver's claims do ({@link #claimedThroughPods}).
+     */
+    private void heldByLostClaims(ClaimedDevices.Unknown lost, PodResourcesReading reading, TargetState wanted, Set<String> held) {
+        if (reading instanceof PodResourcesReading.Unreadable u) {
+            held.addAll(ids(wanted.desired()));
+            held.addAll(ids(wanted.dra().resources()));
+            claimsLost.problem("unreadable", "switch: " + lost.reason() + ". The kubelet's PodResources API cannot be read (" + u.reason()
+                    + "): any device may be held by a DRA claim the kubelet still has prepared, so the device plugins offer none until it"
+                    + " answers (mount /var/lib/kubelet/pod-resources)");
+        } else {
+            claimsLost.problem("listed", "switch: " + lost.reason() + ". The devices the kubelet's PodResources lists for DRA claims of "
+                    + driver + " stay out of the device plugins; the rest are offered");
+        }
     }
 
     /** The wanted devices PodResources says a claim of this driver's pool holds. */

@@ -106,14 +106,14 @@ public final class ServeApp implements AutoCloseable {
             ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), vendors -> PciIds.load(config.pciIds(), vendors),
                     Optional.of(configs.problems()), config.dra().routing(), doctor::passed);
             // one client for every part that asks the kubelet what pods hold; its thread starts at the first question
-            Optional<PodResourcesClient> podResources = config.vgpu().manage() || config.dra().enabled()
+            Optional<PodResourcesClient> podResources = config.vgpu().manage() || config.dra().enabled() || DraWiring.runsAnyway(config)
                     ? Optional.of(closer.add(new PodResourcesClient(config.vgpu().podResourcesSocket(), VgpuWiring.POD_RESOURCES_TIMEOUT)))
                     : Optional.empty();
-            Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, podResources);
-            DraWiring.Started draStarted = DraWiring.start(config, configs.client(), configs.events(), metrics, watches, closer);
-            Optional<DraDriver> dra = draStarted.driver();
             Supplier<PodResourcesReading> pods = podResources.<Supplier<PodResourcesReading>>map(c -> c::read)
                     .orElse(() -> new PodResourcesReading.Unreadable("no PodResources client: no resource is routed to DRA"));
+            Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, podResources);
+            DraWiring.Started draStarted = DraWiring.start(config, configs.client(), configs.events(), metrics, watches, closer, pods);
+            Optional<DraDriver> dra = draStarted.driver();
             NodeSwitch handover = new NodeSwitch(new OfferedDevicesFile(config.devicePluginDir()), pods, draStarted.held(),
                     config.dra().driverName(), config.nodeName().orElse(""), NodeSwitch.TAKE_IN_WAIT);
             NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime,

@@ -53,7 +53,9 @@ public final class LayoutManager {
         try {
             mine = owned.isPresent() ? owned.get() : stateFile.read();
         } catch (IOException e) {
-            return paused("cannot read " + e.getMessage());
+            // never read as none: a damaged list could name another owner's vGPU, and removing that would break its VM
+            return paused(e.getMessage() + "; which vGPUs this plugin made is not known, so it creates and removes none. Moving the file"
+                    + " away is safe: the plugin then counts no vGPU as its own and removes none (those it made stay until removed by hand)");
         }
         owned = Optional.of(mine);
         int writes = 0;

@@ -234,7 +234,7 @@ class DemoCommandTest {
                 "/cdi/vfio-device-plugin.io_vfio_" + uid + ".json (the container runtime applies it):\n",
                 "\"path\" : \"/dev/vfio/vfio\",", "\"path\" : \"/dev/vfio/64\",",
                 "\"containerPath\" : \"/var/run/kubernetes.io/dra-device-attributes/resourceclaims/vm-gpu/gpu/vfio-device-plugin.io-metadata.json\"",
-                "/dra-device-metadata/vms_vm-gpu/gpu/metadata.json (mounted into the pod, where virt-launcher reads it):\n",
+                "/dra-device-metadata/vms_vm-gpu_" + uid + "/gpu/metadata.json (mounted into the pod, where virt-launcher reads it):\n",
                 "\"apiVersion\" : \"metadata.resource.k8s.io/v1alpha1\"",
                 "    from the metadata's resource.kubernetes.io/pciBusID 0000:b1:00.0, where the device-plugin path has"
                         + " PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4:\n");

@@ -8,10 +8,12 @@ import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.dra.classes.ClassVerdict;
 import io.vfiodp.kube.MockKubeApi;
+import io.vfiodp.kubelet.PodResourcesReading;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.triggers.DirectoryWatcher;
+import io.vfiodp.triggers.Ticker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -24,6 +26,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 
 /**
  * A node with a kubelet (the simulator), an API server (the fabric8 mock in CRUD mode, with this
@@ -60,6 +63,8 @@ public final class DraHarness implements AutoCloseable {
         }
     };
     public DraDriver driver;
+    /** What the kubelet's PodResources answers the driver; by default it cannot be read. */
+    public volatile Supplier<PodResourcesReading> pods = () -> new PodResourcesReading.Unreadable("the harness has no PodResources");
 
     DraHarness(Path root, List<String> kubeletServices) {
         this(root, kubeletServices, DraNodes.settings(root));
@@ -97,7 +102,8 @@ public final class DraHarness implements AutoCloseable {
 
     void startDriver(TargetState state) {
         try {
-            driver = DraDriver.start(settings, driverClient, CLOCK, listener, DirectoryWatcher.ownThread("dra-harness-dir-watch"));
+            driver = DraDriver.start(settings, driverClient, CLOCK, Ticker.SYSTEM, listener, DirectoryWatcher.ownThread("dra-harness-dir-watch"),
+                    () -> pods.get());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -47,7 +47,7 @@ class DraMetadataTest {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
             ResourceClaim c = prepared(h, Claims.allocated("gpu-claim", "u", Claims.ours("pci-0000-1a-00-0")));
             String uid = c.getMetadata().getUid();
-            Path metadata = h.settings.pluginDir().resolve("dra-device-metadata/vms_gpu-claim/gpu/metadata.json");
+            Path metadata = h.settings.pluginDir().resolve("dra-device-metadata/vms_gpu-claim_" + uid + "/gpu/metadata.json");
             assertThat(Files.readString(metadata)).isEqualTo("""
                     {
                       "kind": "DeviceMetadata",
@@ -172,7 +172,7 @@ class DraMetadataTest {
     void aSubrequestIsFiledUnderItsRequestAndNamedInFullInside() throws IOException {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
             ResourceClaim c = prepared(h, Claims.allocated("sub", "u", Claims.result("gpu/t4", DraNodes.DRIVER, DraNodes.NODE, "pci-0000-1a-00-0")));
-            Path metadata = h.settings.pluginDir().resolve("dra-device-metadata/vms_sub/gpu/metadata.json");
+            Path metadata = h.settings.pluginDir().resolve("dra-device-metadata/vms_sub_" + c.getMetadata().getUid() + "/gpu/metadata.json");
             assertThat(Files.readString(metadata)).contains("\"name\": \"gpu/t4\"");
             NodePrepareResourceResponse r = h.kubelet.prepare(claim("vms", "sub", c.getMetadata().getUid())).getClaimsOrThrow(c.getMetadata().getUid());
             assertThat(r.getDevices(0).getRequestNamesList()).containsExactly("gpu");

@@ -55,11 +55,12 @@ class DraPrepareTest {
             ResourceClaim c = Claims.create(h.api.client(), Claims.allocated("gpu-claim", "u", Claims.ours(T4)));
             NodePrepareResourceResponse r = only(h.kubelet.prepare(ref(c)), c);
             CdiRuntime.Edits edits = new CdiRuntime(h.settings.cdiDir()).edits(r.getDevices(0).getCdiDeviceIdsList());
+            String uid = c.getMetadata().getUid();
             assertThat(edits.deviceNodes()).containsExactly(
                     new CdiRuntime.DeviceNode("/dev/vfio/vfio", "/dev/vfio/vfio", "rwm"),
                     new CdiRuntime.DeviceNode("/dev/vfio/24", "/dev/vfio/24", "rwm"));
             assertThat(edits.mounts()).containsExactly(new CdiRuntime.Mount(
-                    h.settings.pluginDir().resolve("dra-device-metadata/vms_gpu-claim/gpu/metadata.json").toString(),
+                    h.settings.pluginDir().resolve("dra-device-metadata/vms_gpu-claim_" + uid + "/gpu/metadata.json").toString(),
                     "/var/run/kubernetes.io/dra-device-attributes/resourceclaims/gpu-claim/gpu/vfio-device-plugin.io-metadata.json",
                     List.of("ro", "bind")));
         }
@@ -71,6 +72,7 @@ class DraPrepareTest {
             ResourceClaim c = Claims.create(h.api.client(), Claims.allocated("vgpu", "u", Claims.ours("pci-0000-41-00-4")));
             NodePrepareResourceResponse r = only(h.kubelet.prepare(ref(c)), c);
             CdiRuntime.Edits edits = new CdiRuntime(h.settings.cdiDir()).edits(r.getDevices(0).getCdiDeviceIdsList());
+            String uid = c.getMetadata().getUid();
             assertThat(edits.deviceNodes()).extracting(CdiRuntime.DeviceNode::path)
                     .containsExactly("/dev/vfio/vfio", "/dev/vfio/22", "/dev/iommu", "/dev/vfio/devices/vfio0");
         }
@@ -161,7 +163,8 @@ class DraPrepareTest {
             assertThat(files(h.settings.cdiDir())).hasSize(2);
             assertThat(h.kubelet.unprepare(ref(first)).getClaimsOrThrow(first.getMetadata().getUid()).getError()).isEmpty();
             assertThat(files(h.settings.cdiDir())).isEmpty();
-            assertThat(h.settings.pluginDir().resolve("dra-device-metadata/vms_first")).doesNotExist();
+            assertThat(h.settings.pluginDir().resolve("dra-device-metadata/vms_first_" + first.getMetadata().getUid())).doesNotExist();
+            assertThat(h.settings.pluginDir().resolve("dra-device-metadata")).isEmptyDirectory();
             ResourceClaim second = Claims.create(h.api.client(), Claims.allocated("second", "u", Claims.ours(T4)));
             assertThat(only(h.kubelet.prepare(ref(second)), second).getError()).isEmpty();
         }

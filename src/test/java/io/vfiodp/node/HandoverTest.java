@@ -163,16 +163,16 @@ class HandoverTest {
 
     @Test
     void aLostRecordMakesEveryDeviceForDraWaitForPodResources() {
-        Handover.Inputs in = inputs(TO_DRA, Set.of(), Set.of(), Set.of(), new OfferRecord.Lost());
+        Handover.Inputs in = inputs(TO_DRA, Set.of(), Set.of(), Set.of(), new OfferRecord.Lost("the test lost it"));
 
         assertThat(Handover.needsPods(in)).isTrue();
         assertThat(dra(Handover.decide(in).target())).isEmpty();
-        assertThat(Handover.decide(in).record()).isEqualTo(new OfferRecord.Lost());
+        assertThat(Handover.decide(in).record()).isEqualTo(new OfferRecord.Lost("the test lost it"));
     }
 
     @Test
     void podResourcesAnsweringReplacesALostRecordWithWhatMayBeHeld() {
-        Handover.Outcome o = Handover.decide(inputs(TO_DRA, Set.of(), Set.of(), Set.of(), new OfferRecord.Lost()).withPods(podHolds("0000:1a:00.0")));
+        Handover.Outcome o = Handover.decide(inputs(TO_DRA, Set.of(), Set.of(), Set.of(), new OfferRecord.Lost("the test lost it")).withPods(podHolds("0000:1a:00.0")));
 
         assertThat(dra(o.target())).containsExactly("0000:1b:00.0", "0000:b1:00.0", "0000:b2:00.0");
         assertThat(o.record()).isEqualTo(new OfferRecord.Known(Set.of("0000:1a:00.0")));

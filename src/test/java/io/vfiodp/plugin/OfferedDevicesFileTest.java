@@ -7,36 +7,126 @@ import io.vfiodp.node.OfferRecord;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The record of what the device plugins offered, in the device-plugin directory across restarts. */
+/** The record of what the device plugins offered, in a directory of its own in the device-plugin directory, across restarts. */
 class OfferedDevicesFileTest {
+
+    private static final String LEGACY_HEADER = "# devices the device plugins of vfio-device-plugin offered on this node that no pod has"
+            + " been shown not to hold since (PodResources); one ID a line\n";
 
     @TempDir Path dir;
 
     @Test
-    void whatIsWrittenIsReadBackOneIdALineSorted() throws IOException {
+    void whatIsWrittenIsLoadedBackFromADirectoryOfItsOwn() throws IOException {
         OfferedDevicesFile file = new OfferedDevicesFile(dir);
         file.write(new OfferRecord.Known(Set.of("0000:b1:00.0", "0b2c1f6e-7a4d-4c39-8e52-3d9f0a6b1c27", "0000:1a:00.0")));
 
-        assertThat(file.read()).isEqualTo(new OfferRecord.Known(Set.of("0000:b1:00.0", "0b2c1f6e-7a4d-4c39-8e52-3d9f0a6b1c27", "0000:1a:00.0")));
-        assertThat(Files.readAllLines(dir.resolve(OfferedDevicesFile.FILE))).endsWith("0000:1a:00.0", "0000:b1:00.0",
-                "0b2c1f6e-7a4d-4c39-8e52-3d9f0a6b1c27");
-        assertThat(dir.resolve("." + OfferedDevicesFile.FILE + ".tmp")).doesNotExist();
+        assertThat(file.load()).isEqualTo(new OfferRecord.Known(Set.of("0000:b1:00.0", "0b2c1f6e-7a4d-4c39-8e52-3d9f0a6b1c27", "0000:1a:00.0")));
+        assertThat(file.file()).isEqualTo(dir.resolve("vfio-device-plugin/offered-devices.json"));
+        assertThat(Files.list(file.file().getParent()).map(p -> p.getFileName().toString()).toList()).containsExactly("offered-devices.json");
     }
 
     @Test
-    void noFileOnANodeWhoseKubeletNeverRanDevicePluginsIsNoDevice() throws IOException {
-        assertThat(new OfferedDevicesFile(dir).read()).isEqualTo(OfferRecord.Known.NONE);
+    void theRecordSurvivesAKubeletRestart() throws IOException {
+        Files.writeString(dir.resolve("kubelet_internal_checkpoint"), "{}");
+        OfferedDevicesFile file = new OfferedDevicesFile(dir);
+        file.write(new OfferRecord.Known(Set.of("0000:3b:00.0")));
+
+        KubeletStarts.upTo132(dir);
+
+        assertThat(file.load()).isEqualTo(new OfferRecord.Known(Set.of("0000:3b:00.0")));
+    }
+
+    @Test
+    void aRecordAnEarlierVersionLeftBesideTheSocketsIsMovedOver() throws IOException {
+        Files.writeString(dir.resolve("kubelet_internal_checkpoint"), "{}");
+        Files.writeString(dir.resolve("vfio-dp-offered-devices"), LEGACY_HEADER + "0000:1a:00.0\n0000:3b:00.0\n");
+        OfferedDevicesFile file = new OfferedDevicesFile(dir);
+
+        assertThat(file.load()).isEqualTo(new OfferRecord.Known(Set.of("0000:1a:00.0", "0000:3b:00.0")));
+        assertThat(dir.resolve("vfio-dp-offered-devices")).doesNotExist();
+        KubeletStarts.upTo132(dir);
+        assertThat(file.load()).isEqualTo(new OfferRecord.Known(Set.of("0000:1a:00.0", "0000:3b:00.0")));
+    }
+
+    @Test
+    void aRecordInBothPlacesCountsWhatEitherNames() throws IOException {
+        OfferedDevicesFile file = new OfferedDevicesFile(dir);
+        file.write(new OfferRecord.Known(Set.of("0000:1a:00.0")));
+        // an earlier version ran after this one (a rollback, then the upgrade again)
+        Files.writeString(dir.resolve("vfio-dp-offered-devices"), LEGACY_HEADER + "0000:3b:00.0\n");
+
+        assertThat(file.load()).isEqualTo(new OfferRecord.Known(Set.of("0000:1a:00.0", "0000:3b:00.0")));
+    }
+
+    @Test
+    void anEarlierVersionsRecordOverwrittenWithGarbageIsLostNotEmpty() throws IOException {
+        Files.writeString(dir.resolve("vfio-dp-offered-devices"), "x7$!\nnot a device\n\u0000\u0001\n");
+
+        assertThat(new OfferedDevicesFile(dir).load()).isInstanceOf(OfferRecord.Lost.class);
+        // kept for a look, until a record proven by PodResources replaces it
+        assertThat(dir.resolve("vfio-dp-offered-devices")).exists();
+    }
+
+    @Test
+    void aRecordThatFailsItsChecksIsLostNamingTheFileAndWhy() throws IOException {
+        OfferedDevicesFile file = new OfferedDevicesFile(dir);
+        file.write(new OfferRecord.Known(Set.of("0000:3b:00.0")));
+        String written = Files.readString(file.file());
+
+        Files.writeString(file.file(), "garbage\ngarbage\ngarbage\n");
+        assertThat(file.load()).isEqualTo(new OfferRecord.Lost(file.file() + " is not valid JSON: Unrecognized token 'garbage': was"
+                + " expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')"));
+        Files.writeString(file.file(), "");
+        assertThat(file.load()).isEqualTo(new OfferRecord.Lost(file.file() + " is empty"));
+        Files.writeString(file.file(), written.replace("0000:3b:00.0", "0000:3c:00.0"));
+        assertThat(file.load()).isEqualTo(new OfferRecord.Lost(file.file() + " fails its checksum: it was changed or damaged after it was"
+                + " written"));
+        Files.writeString(file.file(), written.substring(0, written.length() / 2));
+        assertThat(file.load()).isInstanceOf(OfferRecord.Lost.class);
+        Files.delete(file.file());
+        Files.createDirectory(file.file());
+        assertThat(file.load()).isEqualTo(new OfferRecord.Lost(file.file() + " is a directory, not a file"));
+    }
+
+    @Test
+    void noFileOnANodeWhoseKubeletNeverRanDevicePluginsIsNoDevice() {
+        assertThat(new OfferedDevicesFile(dir).load()).isEqualTo(OfferRecord.Known.NONE);
     }
 
     @Test
     void noFileBesideTheKubeletsCheckpointIsARecordLost() throws IOException {
         Files.writeString(dir.resolve("kubelet_internal_checkpoint"), "{}");
 
-        assertThat(new OfferedDevicesFile(dir).read()).isEqualTo(new OfferRecord.Lost());
+        assertThat(new OfferedDevicesFile(dir).load()).isInstanceOf(OfferRecord.Lost.class);
+    }
+
+    @Test
+    void noFileInTheRecordsOwnDirectoryIsARecordLost() throws IOException {
+        Files.createDirectory(dir.resolve("vfio-device-plugin"));
+
+        assertThat(new OfferedDevicesFile(dir).load()).isEqualTo(new OfferRecord.Lost(dir.resolve("vfio-device-plugin/offered-devices.json")
+                + " is missing, though its directory is there"));
+    }
+
+    @Test
+    void aLinkPlantedAtTheTemporaryNameIsNeverFollowed() throws IOException {
+        Path target = Files.writeString(dir.resolve("target"), "precious\n");
+        Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-------"));
+        Files.createSymbolicLink(dir.resolve(".vfio-dp-offered-devices.tmp"), target);
+        Files.createDirectory(dir.resolve("vfio-device-plugin"));
+        Files.createSymbolicLink(dir.resolve("vfio-device-plugin/.offered-devices.json.tmp"), target);
+
+        new OfferedDevicesFile(dir).write(new OfferRecord.Known(Set.of("0000:3b:00.0")));
+
+        assertThat(Files.readString(target)).isEqualTo("precious\n");
+        assertThat(Files.getPosixFilePermissions(target)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+        assertThat(new OfferedDevicesFile(dir).load()).isEqualTo(new OfferRecord.Known(Set.of("0000:3b:00.0")));
     }
 
     @Test
@@ -44,6 +134,7 @@ class OfferedDevicesFileTest {
         Path notADir = Files.writeString(dir.resolve("plain-file"), "");
 
         assertThatThrownBy(() -> new OfferedDevicesFile(notADir).write(OfferRecord.Known.NONE)).isInstanceOf(IOException.class)
-                .hasMessageStartingWith("cannot write " + notADir.resolve(OfferedDevicesFile.FILE) + ": ");
+                .hasMessageStartingWith("cannot write " + notADir.resolve("vfio-device-plugin/offered-devices.json") + ": ");
+        assertThat(List.of(dir.toFile().list())).containsExactly("plain-file");
     }
 }

@@ -3,13 +3,19 @@ package io.vfiodp.serve;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.dra.DraNodes;
+import io.vfiodp.dra.claims.Checkpoint;
+import io.vfiodp.dra.claims.ClaimFiles;
+import io.vfiodp.dra.claims.PreparedClaim;
+import io.vfiodp.dra.claims.PreparedDevice;
 import io.vfiodp.kubelet.HeldDevice;
 import io.vfiodp.kubelet.PodResourcesReading;
+import io.vfiodp.node.ClaimedDevices;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.plugin.OfferedDevicesFile;
 import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.DraRouting;
 import io.vfiodp.policy.ExposedDevice;
+import io.vfiodp.state.Damage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -23,7 +29,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
@@ -40,9 +48,13 @@ import net.jqwik.api.Provide;
  * taking in what it was handed late and in any interleaving, the kubelet allocating what the device
  * plugins offer, the scheduler and kubelet preparing claims on what DRA offers, pods ending, claims
  * unprepared, PodResources going away and coming back, and serve restarting (the kubelet keeps each
- * stopped resource's devices unallocatable for its grace; pods, claims and the record survive).
- * Between any two events no device is offered by both sides, offered by one and held through the
- * other, or held both ways; and once the churn stops every device ends up on its side.
+ * stopped resource's devices unallocatable for its grace; pods and claims survive). The state
+ * files are real: the switch's record, and the DRA checkpoint (what the driver's book held when
+ * serve stopped), each damaged at random before a restart ({@link Damage}: bytes, truncation,
+ * garbage, wrong types, another version, removed, a directory), so that either may be lost; a
+ * lost checkpoint is made good as the driver does, once PodResources answers. Between any two
+ * events no device is offered by both sides, offered by one and held through the other, or held
+ * both ways; and once the churn stops every device ends up on its side.
  */
 class NodeSwitchProperties {
 
@@ -50,8 +62,11 @@ class NodeSwitchProperties {
             DraRouting.NONE, DraNodes.state("t4-numa", DraRouting.NONE),
             DraRouting.ALL, DraNodes.state("t4-numa", DraRouting.ALL));
     private static final Set<String> HEALTHY = healthy(WANTED.get(DraRouting.NONE).desired());
+    private static final String DRIVER = "vfio-device-plugin.io";
+    private static final String POOL = "node-a";
 
-    enum Kind { TO_DRA, TO_PLUGINS, PASS, PLUGINS_TAKE_IN, DRA_TAKES_IN, ALLOCATE, PREPARE, POD_ENDS, UNPREPARE, RESTART, PODS_DOWN, PODS_UP }
+    enum Kind { TO_DRA, TO_PLUGINS, PASS, PLUGINS_TAKE_IN, DRA_TAKES_IN, ALLOCATE, PREPARE, POD_ENDS, UNPREPARE, RESTART, PODS_DOWN, PODS_UP,
+        DAMAGE_RECORD, DAMAGE_CHECKPOINT }
 
     record Move(Kind kind, int pick) {}
 
@@ -61,7 +76,7 @@ class NodeSwitchProperties {
         return Combinators.combine(kind, Arbitraries.integers().between(0, 63)).as(Move::new).list().ofMinSize(1).ofMaxSize(60);
     }
 
-    @Property(tries = 1000)
+    @Property(tries = 600)
     void noDeviceIsEverOfferedOrHeldBothWaysAndEachEndsUpOnItsSide(@ForAll("histories") List<Move> history) throws IOException {
         Path dir = Files.createTempDirectory("switch-properties");
         try {
@@ -95,6 +110,12 @@ class NodeSwitchProperties {
         private final Set<String> claimed = new TreeSet<>();
         private boolean podResourcesUp = true;
         private int pods;
+        // the DRA driver's book of claims, as its checkpoint gave it at start and its prepares since; lost: it may lack some
+        private final Set<String> book = new TreeSet<>();
+        private Optional<String> bookLost = Optional.empty();
+        private Damage recordDamage = Damage.NONE;
+        private Damage checkpointDamage = Damage.NONE;
+        private int damagePick;
 
         private record Handing(Set<String> devices, CompletableFuture<Void> takenIn) {}
 
@@ -110,12 +131,27 @@ class NodeSwitchProperties {
                 case PLUGINS_TAKE_IN -> pluginsOffer = takeIn(toPlugins, pluginsOffer);
                 case DRA_TAKES_IN -> draOffers = takeIn(toDra, draOffers);
                 case ALLOCATE -> pick(free(pluginsOffer), m.pick()).ifPresent(id -> podHolds.put(id, "vms/pod-" + pods++));
-                case PREPARE -> pick(free(draOffers), m.pick()).ifPresent(claimed::add);
+                // with its book lost, the driver prepares only what PodResources shows no other claim holds
+                case PREPARE -> pick(free(draOffers), m.pick()).filter(id -> bookLost.isEmpty() || podResourcesUp).ifPresent(id -> {
+                    claimed.add(id);
+                    book.add(id);
+                });
                 case POD_ENDS -> pick(new TreeSet<>(podHolds.keySet()), m.pick()).ifPresent(podHolds::remove);
-                case UNPREPARE -> pick(claimed, m.pick()).ifPresent(claimed::remove);
+                case UNPREPARE -> pick(claimed, m.pick()).ifPresent(id -> {
+                    claimed.remove(id);
+                    book.remove(id);
+                });
                 case RESTART -> restart();
                 case PODS_DOWN -> podResourcesUp = false;
                 case PODS_UP -> podResourcesUp = true;
+                case DAMAGE_RECORD -> {
+                    recordDamage = Damage.values()[m.pick() % Damage.values().length];
+                    damagePick = m.pick() * 7919;
+                }
+                case DAMAGE_CHECKPOINT -> {
+                    checkpointDamage = Damage.values()[m.pick() % Damage.values().length];
+                    damagePick = m.pick() * 7919;
+                }
             }
         }
 
@@ -133,9 +169,17 @@ class NodeSwitchProperties {
             return java.util.Optional.of(new ArrayList<>(new TreeSet<>(from)).get(pick % from.size()));
         }
 
-        /** A pass: the switch decides on what scan, policy and routing want, and hands both sides the state, which they take in later. */
+        /**
+         * A pass: the switch decides on what scan, policy and routing want, and hands both sides the
+         * state, which they take in later; a driver whose book is lost rebuilds it from PodResources.
+         */
         void pass() {
             TargetState state = sw.decide(WANTED.get(routing));
+            if (bookLost.isPresent() && podResourcesUp) {
+                book.clear();
+                book.addAll(claimed);
+                bookLost = Optional.empty();
+            }
             CompletableFuture<Void> dra = new CompletableFuture<>();
             toDra.addLast(new Handing(ids(state.dra().resources()), dra));
             sw.handedToDra(state, dra);
@@ -153,8 +197,9 @@ class NodeSwitchProperties {
 
         /**
          * serve stops and starts again: the kubelet keeps the stopped plugin's devices, none
-         * allocatable; the new driver offers nothing until its first state; pods, claims (the
-         * checkpoint) and the record file stay. A started serve makes its first pass at once.
+         * allocatable; the new driver offers nothing until its first state; pods and claims stay;
+         * the record and the checkpoint (what the book held) are read back, after the damage due.
+         * A started serve makes its first pass at once.
          */
         void restart() {
             toPlugins.forEach(h -> h.takenIn().complete(null));
@@ -163,15 +208,71 @@ class NodeSwitchProperties {
             toDra.clear();
             pluginsOffer = Set.of();
             draOffers = Set.of();
-            sw = new NodeSwitch(new OfferedDevicesFile(dir), this::podResources, () -> Set.copyOf(claimed), "vfio-device-plugin.io", "node-a",
-                    Duration.ZERO);
+            OfferedDevicesFile record = new OfferedDevicesFile(dir);
+            recordDamage.to(record.file(), damagePick);
+            readCheckpoint();
+            recordDamage = Damage.NONE;
+            checkpointDamage = Damage.NONE;
+            sw = new NodeSwitch(record, this::podResources, this::claimedByTheDriver, DRIVER, POOL, Duration.ZERO);
             pass();
+        }
+
+        /** The driver's checkpoint as it saved its book last, damaged, and read back at start. */
+        private void readCheckpoint() {
+            Path pluginDir = dir.resolve("dra");
+            ClaimFiles files = new ClaimFiles(DRIVER, pluginDir, dir.resolve("cdi"));
+            Checkpoint checkpoint = new Checkpoint(pluginDir, DRIVER);
+            try {
+                Files.createDirectories(dir.resolve("cdi"));
+                List<PreparedClaim> claims = book.stream().map(Node::claimOf).toList();
+                checkpoint.save(claims, bookLost);
+                // the CDI specs of the claims the kubelet has prepared: what tells a missing checkpoint from a fresh host
+                for (String id : claimed) Files.writeString(files.vfioSpec("u-" + name(id)), "{}");
+                try (Stream<Path> specs = Files.list(dir.resolve("cdi"))) {
+                    for (Path p : specs.toList()) if (claimed.stream().noneMatch(id -> p.equals(files.vfioSpec("u-" + name(id))))) Files.delete(p);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            checkpointDamage.to(checkpoint.file(), damagePick);
+            book.clear();
+            switch (checkpoint.load(files)) {
+                case Checkpoint.Loaded l -> {
+                    l.claims().values().forEach(c -> c.devices().forEach(d -> book.add(d.deviceId())));
+                    bookLost = Optional.empty();
+                }
+                case Checkpoint.Lost l -> {
+                    l.known().values().forEach(c -> c.devices().forEach(d -> book.add(d.deviceId())));
+                    bookLost = Optional.of(l.reason());
+                }
+            }
+            if (checkpointDamage != Damage.DIRECTORY) return;
+            // a directory there fails every save: its operator removes it
+            try (Stream<Path> inside = Files.walk(checkpoint.file())) {
+                inside.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        private ClaimedDevices claimedByTheDriver() {
+            return bookLost.<ClaimedDevices>map(why -> new ClaimedDevices.Unknown(book, why)).orElse(new ClaimedDevices.Known(book));
+        }
+
+        private static String name(String id) {
+            return "pci-" + id.replace(':', '-').replace('.', '-');
+        }
+
+        private static PreparedClaim claimOf(String id) {
+            return new PreparedClaim("u-" + name(id), "vms", "claim-" + name(id), Optional.empty(), List.of(new PreparedDevice("gpu", POOL,
+                    name(id), id, List.of("/dev/vfio/vfio"), new TreeMap<>())));
         }
 
         private PodResourcesReading podResources() {
             if (!podResourcesUp) return new PodResourcesReading.Unreadable("down");
             List<HeldDevice> held = new ArrayList<>();
             podHolds.forEach((id, pod) -> held.add(new HeldDevice.ByPlugin(pod, "compute", "nvidia.com/TU104GL_TESLA_T4", id)));
+            for (String id : claimed) held.add(new HeldDevice.ByClaim("vms/pod-of-" + name(id), "compute", "vms/claim-" + name(id), DRIVER, POOL, name(id)));
             return new PodResourcesReading.Listed(held);
         }
 
@@ -185,7 +286,9 @@ class NodeSwitchProperties {
         /** The churn stops: pods end, claims are unprepared, PodResources answers; passes and take-ins until nothing waits. */
         void settle() {
             podHolds.clear();
+            // the kubelet unprepares each claim through the driver, which takes it out of its book
             claimed.clear();
+            book.clear();
             podResourcesUp = true;
             for (int i = 0; i < 4; i++) {
                 pass();

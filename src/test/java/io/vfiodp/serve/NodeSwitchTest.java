@@ -4,6 +4,7 @@ import static io.vfiodp.serve.SwitchNode.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.vfiodp.node.OfferRecord;
 import io.vfiodp.plugin.OfferedDevicesFile;
 import io.vfiodp.policy.DraRouting;
 import java.nio.file.Files;
@@ -118,7 +119,7 @@ class NodeSwitchTest {
         try (SwitchNode node = new SwitchNode(root).serve(DraRouting.NONE)) {
             node.awaitAllocatable(HEALTHY);
             // the record names every device the device plugin offered
-            assertThat(Files.readAllLines(node.plugins.resolve(OfferedDevicesFile.FILE))).endsWith(A, B, B1, "0000:b2:00.0");
+            assertThat(new OfferedDevicesFile(node.plugins).load()).isEqualTo(new OfferRecord.Known(Set.of(A, B, B1, "0000:b2:00.0")));
             node.podResources.unavailable(true);
 
             node.restart(DraRouting.ALL);
@@ -128,7 +129,7 @@ class NodeSwitchTest {
             node.pass();
             node.awaitSliceOffers(HEALTHY);
             // shown free: the record forgets them
-            assertThat(Files.readAllLines(node.plugins.resolve(OfferedDevicesFile.FILE))).hasSize(1);
+            assertThat(new OfferedDevicesFile(node.plugins).load()).isEqualTo(OfferRecord.Known.NONE);
         }
     }
 

@@ -197,8 +197,8 @@ class LayoutManagerTest {
     @Test
     void anUnwritableStateDirPausesManagementWithOneError() throws IOException {
         LayoutManager m = node("t4-vgpu", NONE_ALLOCATED);
-        // Root ignores permissions; a directory where the temporary file goes fails the write for anyone.
-        Files.createDirectories(tmp.resolve("state").resolve(StateFile.NAME + ".tmp").resolve("blocker"));
+        // Root ignores permissions; a link to nowhere where the state dir goes fails the write for anyone (and reads as no file).
+        Files.createSymbolicLink(tmp.resolve("state"), tmp.resolve("nowhere/state"));
 
         LayoutManager.Outcome outcome = m.reconcile(List.of("GRID_T4-1Q"));
         m.reconcile(List.of("GRID_T4-1Q"));

@@ -1,38 +1,48 @@
 package io.vfiodp.dra.claims;
 
 import io.vfiodp.dra.model.AttributeValue;
+import io.vfiodp.state.AtomicFile;
+import io.vfiodp.state.JsonShape;
+import io.vfiodp.state.StateEnvelope;
+import io.vfiodp.state.StateReading;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The prepared claims, kept in {@code <pluginDir>/checkpoint.json} so that a restart of the driver
- * or of the kubelet loses none and prepares none twice. Written whole to a temporary file, synced,
- * then renamed over the old one: a crash leaves the old or the new file, never half of one. An
+ * or of the kubelet loses none and prepares none twice: a {@link StateEnvelope state file} (kind
+ * {@value #KIND}, version {@value #VERSION}, checksummed) written through {@link AtomicFile}. An
  * extended-resource claim also keeps what each request's container gets ({@code extendedResources}),
- * so that a repeated prepare after a restart answers it identically without the API; a file
- * written before that field existed reads as ordinary claims.
+ * so that a repeated prepare after a restart answers it identically without the API.
+ *
+ * <p>Read strictly: every field of the type written, none unknown, no claim twice and no device
+ * recorded for two claims. A file that fails, is empty or unreadable is {@link Lost}, as is a
+ * missing one while files of prepared claims are still on the host: the claims it held are not
+ * known, and that is never read as "no claim". The version-1 file of earlier releases (no
+ * envelope, no checksum) is read in exactly the shape they wrote; the next save writes version 2.
  */
 public final class Checkpoint {
 
     public static final String FILE = "checkpoint.json";
-    private static final int VERSION = 1;
+    static final String KIND = "vfio-device-plugin/dra-checkpoint";
+    static final int VERSION = 2;
+    private static final int LEGACY_VERSION = 1;
 
     private final Path file;
     private final String driver;
@@ -46,125 +56,190 @@ public final class Checkpoint {
         return file;
     }
 
+    /** What a load gave. */
+    public sealed interface Reading {}
+
+    /** The claims recorded, by UID. */
+    public record Loaded(SortedMap<String, PreparedClaim> claims) implements Reading {
+        public Loaded {
+            claims = Collections.unmodifiableSortedMap(new TreeMap<>(claims));
+        }
+    }
+
     /**
-     * The claims recorded, by UID; none when there is no file yet.
-     *
-     * @throws IOException naming the file and what is wrong with it: starting without the claims it
-     *                     records could hand a device in use to a second VM
+     * The record cannot be trusted to hold every claim: {@code reason} says why, naming the file;
+     * {@code known} is what it does hold (a checkpoint saved while an earlier loss was not made good
+     * yet), none when it could not be read.
      */
-    public SortedMap<String, PreparedClaim> load() throws IOException {
-        String text;
-        try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            return new TreeMap<>();
+    public record Lost(String reason, SortedMap<String, PreparedClaim> known) implements Reading {
+        public Lost {
+            Objects.requireNonNull(reason, "reason");
+            known = Collections.unmodifiableSortedMap(new TreeMap<>(known));
         }
-        try {
-            JsonNode root = new JsonMapper().readTree(text);
-            int version = root.path("version").asInt(-1);
-            if (version != VERSION) throw new IOException("version " + root.path("version") + ", expected " + VERSION);
-            String written = text(root, "driver");
-            if (!written.equals(driver)) throw new IOException("written by driver " + written + ", this is " + driver);
-            SortedMap<String, PreparedClaim> claims = new TreeMap<>();
-            for (JsonNode c : root.path("claims")) {
-                PreparedClaim claim = claim(c);
-                claims.put(claim.uid(), claim);
-            }
-            return claims;
-        } catch (JacksonException | IllegalArgumentException e) {
-            throw new IOException("DRA checkpoint " + file + " is unreadable: " + e.getMessage()
-                    + "; move it away to start without it (its claims are then prepared again when the kubelet asks)", e);
-        } catch (IOException e) {
-            throw new IOException("DRA checkpoint " + file + " is unreadable: " + e.getMessage()
-                    + "; move it away to start without it (its claims are then prepared again when the kubelet asks)", e);
+
+        public Lost(String reason) {
+            this(reason, new TreeMap<>());
         }
     }
 
+    /**
+     * The claims recorded. No file is no claim, unless {@code files} shows that claims were
+     * prepared here (their CDI specs or metadata are on the host): then the record is lost.
+     * Never throws.
+     */
+    public Reading load(ClaimFiles files) {
+        try {
+            return switch (StateEnvelope.read(file, KIND, Set.of(VERSION))) {
+                case StateReading.Found f -> {
+                    JsonShape.object(f.content(), "content", Set.of("driver", "claims"), Set.of("incomplete"));
+                    Loaded loaded = claims(f.content(), "content");
+                    Optional<String> incomplete = JsonShape.optionalText(f.content(), "incomplete", "content");
+                    yield incomplete.<Reading>map(why -> new Lost(why, loaded.claims())).orElse(loaded);
+                }
+                case StateReading.Legacy l -> {
+                    JsonShape.object(l.root(), "", Set.of("version", "driver", "claims"), Set.of());
+                    long version = JsonShape.integer(l.root(), "version", "");
+                    if (version != LEGACY_VERSION) throw new IOException("version " + version + " without a kind and checksum: not what the agent writes");
+                    yield claims(l.root(), "");
+                }
+                case StateReading.Lost l -> new Lost("DRA checkpoint " + l.reason());
+                case StateReading.Missing m -> files.anyOnHost()
+                        .<Reading>map(left -> new Lost("DRA checkpoint " + file + " is missing, but claims were prepared here (" + left + ")"))
+                        .orElse(new Loaded(new TreeMap<>()));
+            };
+        } catch (IOException | IllegalArgumentException e) {
+            return new Lost("DRA checkpoint " + file + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Records exactly {@code claims}, replacing what was recorded.
+     *
+     * @throws IOException naming the file and why it cannot be written
+     */
     public void save(Collection<PreparedClaim> claims) throws IOException {
-        List<Object> list = new ArrayList<>();
-        for (PreparedClaim c : claims) list.add(json(c));
-        Map<String, Object> root = new LinkedHashMap<>();
-        root.put("version", (long) VERSION);
-        root.put("driver", driver);
-        root.put("claims", list);
-        Files.createDirectories(file.getParent());
-        Path tmp = file.resolveSibling("." + FILE + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-            ch.write(StandardCharsets.UTF_8.encode(GoJson.indented(root) + "\n"));
-            ch.force(true);
-        }
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        save(claims, Optional.empty());
     }
 
-    private static Map<String, Object> json(PreparedClaim c) {
-        Map<String, Object> m = new LinkedHashMap<>();
+    /**
+     * As {@link #save(Collection)}; {@code incomplete} says why {@code claims} may not be every
+     * claim the kubelet has prepared: a load then gives {@link Lost} with it.
+     */
+    public void save(Collection<PreparedClaim> claims, Optional<String> incomplete) throws IOException {
+        ObjectNode content = StateEnvelope.json().createObjectNode();
+        content.put("driver", driver);
+        incomplete.ifPresent(why -> content.put("incomplete", why));
+        ArrayNode list = content.putArray("claims");
+        for (PreparedClaim c : claims) list.add(json(c));
+        Files.createDirectories(file.getParent());
+        AtomicFile.write(file, StateEnvelope.render(KIND, VERSION, content), AtomicFile.OWNER_ONLY);
+    }
+
+    private Loaded claims(JsonNode root, String at) throws IOException {
+        String written = JsonShape.text(root, "driver", at);
+        if (!written.equals(driver)) throw new IOException("written by driver " + written + ", this is " + driver);
+        SortedMap<String, PreparedClaim> claims = new TreeMap<>();
+        Map<String, String> holders = new HashMap<>();
+        List<JsonNode> list = JsonShape.array(root, "claims", at);
+        for (int i = 0; i < list.size(); i++) {
+            String where = JsonShape.path(at, "claims") + "[" + i + "]";
+            PreparedClaim claim = claim(list.get(i), where);
+            if (claims.put(claim.uid(), claim) != null) throw new IOException(where + ": claim UID " + claim.uid() + " is recorded twice");
+            for (PreparedDevice d : claim.devices()) {
+                String other = holders.put(d.pool() + "/" + d.device(), claim.uid());
+                if (other != null && !other.equals(claim.uid())) {
+                    throw new IOException(where + ": device " + d.device() + " is recorded for claims " + other + " and " + claim.uid());
+                }
+            }
+        }
+        return new Loaded(claims);
+    }
+
+    private static ObjectNode json(PreparedClaim c) {
+        ObjectNode m = StateEnvelope.json().createObjectNode();
         m.put("uid", c.uid());
         m.put("namespace", c.namespace());
         m.put("name", c.name());
         c.podClaimName().ifPresent(p -> m.put("podClaimName", p));
-        List<Object> devices = new ArrayList<>();
+        ArrayNode devices = m.putArray("devices");
         for (PreparedDevice d : c.devices()) {
-            Map<String, Object> dm = new LinkedHashMap<>();
+            ObjectNode dm = devices.addObject();
             dm.put("request", d.request());
             dm.put("pool", d.pool());
             dm.put("device", d.device());
             dm.put("deviceId", d.deviceId());
-            dm.put("vfioPaths", List.copyOf(d.vfioPaths()));
-            Map<String, Object> attributes = new TreeMap<>();
-            d.attributes().forEach((k, v) -> attributes.put(k, Map.of(v.field(), switch (v) {
-                case AttributeValue.Text t -> t.value();
-                case AttributeValue.Int n -> n.value();
-                case AttributeValue.Bool b -> b.value();
-            })));
-            dm.put("attributes", attributes);
-            devices.add(dm);
+            ArrayNode paths = dm.putArray("vfioPaths");
+            d.vfioPaths().forEach(paths::add);
+            ObjectNode attributes = dm.putObject("attributes");
+            d.attributes().forEach((k, v) -> {
+                ObjectNode value = attributes.putObject(k);
+                switch (v) {
+                    case AttributeValue.Text t -> value.put("string", t.value());
+                    case AttributeValue.Int n -> value.put("int", n.value());
+                    case AttributeValue.Bool b -> value.put("bool", b.value());
+                }
+            });
         }
-        m.put("devices", devices);
         if (c.forExtendedResources()) {
-            List<Object> requests = new ArrayList<>();
+            ArrayNode requests = m.putArray("extendedResources");
             for (RequestEdits r : c.extended()) {
-                Map<String, Object> rm = new LinkedHashMap<>();
+                ObjectNode rm = requests.addObject();
                 rm.put("request", r.request());
-                rm.put("env", new LinkedHashMap<String, Object>(r.env()));
-                rm.put("deviceNodes", List.copyOf(r.deviceNodes()));
-                requests.add(rm);
+                ObjectNode env = rm.putObject("env");
+                r.env().forEach(env::put);
+                ArrayNode nodes = rm.putArray("deviceNodes");
+                r.deviceNodes().forEach(nodes::add);
             }
-            m.put("extendedResources", requests);
         }
         return m;
     }
 
-    private static PreparedClaim claim(JsonNode c) throws IOException {
+    private static PreparedClaim claim(JsonNode c, String at) throws IOException {
+        JsonShape.object(c, at, Set.of("uid", "namespace", "name", "devices"), Set.of("podClaimName", "extendedResources"));
+        List<JsonNode> deviceList = JsonShape.array(c, "devices", at);
+        if (deviceList.isEmpty()) throw new IOException(JsonShape.path(at, "devices") + ": a prepared claim holds at least one device");
         List<PreparedDevice> devices = new ArrayList<>();
-        for (JsonNode d : c.path("devices")) {
-            List<String> paths = new ArrayList<>();
-            for (JsonNode p : d.path("vfioPaths")) paths.add(p.asString());
-            SortedMap<String, AttributeValue> attributes = new TreeMap<>();
-            for (Map.Entry<String, JsonNode> a : d.path("attributes").properties()) attributes.put(a.getKey(), attribute(a.getKey(), a.getValue()));
-            devices.add(new PreparedDevice(text(d, "request"), text(d, "pool"), text(d, "device"), text(d, "deviceId"), paths, attributes));
-        }
-        Optional<String> pod = c.has("podClaimName") ? Optional.of(text(c, "podClaimName")) : Optional.empty();
+        for (int i = 0; i < deviceList.size(); i++) devices.add(device(deviceList.get(i), JsonShape.path(at, "devices") + "[" + i + "]"));
         List<RequestEdits> extended = new ArrayList<>();
-        for (JsonNode r : c.path("extendedResources")) {
-            Map<String, String> env = new LinkedHashMap<>();
-            for (Map.Entry<String, JsonNode> e : r.path("env").properties()) env.put(e.getKey(), text(r.path("env"), e.getKey()));
-            List<String> nodes = new ArrayList<>();
-            for (JsonNode p : r.path("deviceNodes")) nodes.add(p.asString());
-            extended.add(new RequestEdits(text(r, "request"), env, nodes));
+        if (c.has("extendedResources")) {
+            List<JsonNode> requests = JsonShape.array(c, "extendedResources", at);
+            for (int i = 0; i < requests.size(); i++) {
+                String where = JsonShape.path(at, "extendedResources") + "[" + i + "]";
+                JsonNode r = JsonShape.object(requests.get(i), where, Set.of("request", "env", "deviceNodes"), Set.of());
+                JsonNode envNode = r.get("env");
+                if (!envNode.isObject()) throw new IOException(JsonShape.path(where, "env") + ": expected an object");
+                Map<String, String> env = new LinkedHashMap<>();
+                for (String name : envNode.propertyNames()) env.put(name, JsonShape.text(envNode, name, JsonShape.path(where, "env")));
+                extended.add(new RequestEdits(JsonShape.text(r, "request", where), env, JsonShape.texts(r, "deviceNodes", where)));
+            }
         }
-        return new PreparedClaim(text(c, "uid"), text(c, "namespace"), text(c, "name"), pod, devices, extended);
+        return new PreparedClaim(nonEmpty(c, "uid", at), nonEmpty(c, "namespace", at), nonEmpty(c, "name", at),
+                JsonShape.optionalText(c, "podClaimName", at), devices, extended);
     }
 
-    private static AttributeValue attribute(String key, JsonNode v) throws IOException {
-        if (v.has("string")) return new AttributeValue.Text(v.get("string").asString());
-        if (v.has("int") && v.get("int").isIntegralNumber()) return new AttributeValue.Int(v.get("int").asLong());
+    private static PreparedDevice device(JsonNode d, String at) throws IOException {
+        JsonShape.object(d, at, Set.of("request", "pool", "device", "deviceId", "vfioPaths", "attributes"), Set.of());
+        JsonNode attributesNode = d.get("attributes");
+        if (!attributesNode.isObject()) throw new IOException(JsonShape.path(at, "attributes") + ": expected an object");
+        SortedMap<String, AttributeValue> attributes = new TreeMap<>();
+        for (String key : attributesNode.propertyNames()) {
+            attributes.put(key, attribute(attributesNode.get(key), JsonShape.path(JsonShape.path(at, "attributes"), key)));
+        }
+        return new PreparedDevice(nonEmpty(d, "request", at), nonEmpty(d, "pool", at), nonEmpty(d, "device", at), nonEmpty(d, "deviceId", at),
+                JsonShape.texts(d, "vfioPaths", at), attributes);
+    }
+
+    private static AttributeValue attribute(JsonNode v, String at) throws IOException {
+        if (v == null || !v.isObject() || v.size() != 1) throw new IOException(at + ": expected one of string, int or bool");
+        if (v.has("string")) return new AttributeValue.Text(JsonShape.text(v, "string", at));
+        if (v.has("int")) return new AttributeValue.Int(JsonShape.integer(v, "int", at));
         if (v.has("bool") && v.get("bool").isBoolean()) return new AttributeValue.Bool(v.get("bool").asBoolean());
-        throw new IOException("attribute " + key + " has no string, int or bool value");
+        throw new IOException(at + ": expected one of string, int or bool");
     }
 
-    private static String text(JsonNode n, String field) throws IOException {
-        JsonNode v = n.get(field);
-        if (v == null || !v.isString()) throw new IOException("field '" + field + "' is missing or not a string");
-        return v.asString();
+    private static String nonEmpty(JsonNode n, String field, String at) throws IOException {
+        String v = JsonShape.text(n, field, at);
+        if (v.isEmpty()) throw new IOException(JsonShape.path(at, field) + ": empty");
+        return v;
     }
 }

@@ -1,22 +1,19 @@
 package io.vfiodp.dra.claims;
 
 import io.vfiodp.dra.model.AttributeValue;
+import io.vfiodp.state.AtomicFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -30,13 +27,17 @@ import java.util.TreeMap;
  *
  * <p>Device metadata (KEP-5304), as Kubernetes 1.36's kubeletplugin helper writes it
  * ({@code kubeletplugin/metadata.go}): per request a file
- * {@code <pluginDir>/dra-device-metadata/<ns>_<claim>/<request>/metadata.json} holding a
+ * {@code <pluginDir>/dra-device-metadata/<ns>_<claim>_<claimUID>/<request>/metadata.json} holding a
  * {@code metadata.resource.k8s.io/v1alpha1} {@code DeviceMetadata}, and a CDI spec
  * {@code <cdiDir>/<driver>_metadata_<claimUID>_<request>.json} (kind {@code <driver>/metadata},
  * device {@code <claimUID>_<request>}, cdiVersion 0.5.0) that bind-mounts it read-only at
  * {@code /var/run/kubernetes.io/dra-device-attributes/resourceclaims/<claim>/<request>/<driver>-metadata.json},
  * or {@code .../resourceclaimtemplates/<podClaimName>/...} for a claim made from a template:
- * where KubeVirt's virt-launcher looks.
+ * where KubeVirt's virt-launcher looks. Every host path and CDI name a claim owns carries its UID
+ * (the helper's {@code <ns>_<claim>} directory does not): a claim deleted and made again under
+ * the same name, prepared before the old one is unprepared, never shares a file with it. Releases
+ * before this one wrote metadata under {@code <ns>_<claim>}; unpreparing a claim removes that
+ * directory too when its metadata names the claim's UID.
  *
  * <p>Extended resources (KEP-5004): the scheduler's claim for a pod's extended resources gets, in
  * the same VFIO spec, one CDI device per request, {@code <claimUID>-<request>}, holding the env
@@ -44,6 +45,10 @@ import java.util.TreeMap;
  * virt-launcher asking {@code gpus[].deviceName} reads the variables. The kubelet hands a container
  * the CDI IDs of every device of each request it was mapped to, so the ID goes on the request's
  * first device only: the container gets each variable once, however many devices it asked for.
+ *
+ * <p>Every file is written through {@link AtomicFile} (a link planted at a temporary name is never
+ * followed); a directory found in a file's place is removed first, so that a prepare repeated
+ * after a restart restores the file.
  */
 public final class ClaimFiles {
 
@@ -80,11 +85,17 @@ public final class ClaimFiles {
         return cdiDir.resolve(driver + "_metadata_" + claimUid + "_" + baseRequest + ".json");
     }
 
-    public Path metadataFile(String namespace, String claimName, String baseRequest) {
-        return claimMetadataDir(namespace, claimName).resolve(baseRequest).resolve("metadata.json");
+    public Path metadataFile(String claimUid, String namespace, String claimName, String baseRequest) {
+        return claimMetadataDir(claimUid, namespace, claimName).resolve(baseRequest).resolve("metadata.json");
     }
 
-    private Path claimMetadataDir(String namespace, String claimName) {
+    /** Names and DNS labels hold no {@code _}: {@code <ns>_<claim>_<uid>} names one claim only. */
+    private Path claimMetadataDir(String claimUid, String namespace, String claimName) {
+        return pluginDir.resolve(METADATA_DIR).resolve(namespace + "_" + claimName + "_" + claimUid);
+    }
+
+    /** Where releases before this one wrote a claim's metadata, shared by claims of one name. */
+    private Path legacyMetadataDir(String namespace, String claimName) {
         return pluginDir.resolve(METADATA_DIR).resolve(namespace + "_" + claimName);
     }
 
@@ -136,7 +147,7 @@ public final class ClaimFiles {
         for (PreparedDevice d : claim.devices()) byRequest.computeIfAbsent(d.request(), r -> new ArrayList<>()).add(d);
         for (Map.Entry<String, List<PreparedDevice>> e : byRequest.entrySet()) {
             String base = e.getValue().getFirst().baseRequest();
-            files.put(metadataFile(claim.namespace(), claim.name(), base), GoJson.indented(metadata(claim, e.getKey(), e.getValue())) + "\n");
+            files.put(metadataFile(claim.uid(), claim.namespace(), claim.name(), base), GoJson.indented(metadata(claim, e.getKey(), e.getValue())) + "\n");
             files.put(metadataSpec(claim.uid(), base), GoJson.indented(metadataCdiSpec(claim, base)));
         }
         files.put(vfioSpec(claim.uid()), GoJson.indented(vfioCdiSpec(claim)) + "\n");
@@ -178,7 +189,7 @@ public final class ClaimFiles {
 
     private Map<String, Object> metadataCdiSpec(PreparedClaim claim, String baseRequest) {
         Map<String, Object> mount = new LinkedHashMap<>();
-        mount.put("hostPath", metadataFile(claim.namespace(), claim.name(), baseRequest).toString());
+        mount.put("hostPath", metadataFile(claim.uid(), claim.namespace(), claim.name(), baseRequest).toString());
         mount.put("containerPath", containerPath(claim, baseRequest));
         mount.put("options", List.of("ro", "bind"));
         return spec("metadata", List.of(device(claim.uid() + "_" + baseRequest, Map.of("mounts", List.of(mount)))));
@@ -233,12 +244,13 @@ public final class ClaimFiles {
 
     /** Writes every file of the claim; each appears whole (a runtime may read the CDI directory at any time). */
     public void write(PreparedClaim claim) throws IOException {
-        for (Map.Entry<Path, String> f : render(claim).entrySet()) writeAtomically(f.getKey(), f.getValue());
+        for (Map.Entry<Path, String> f : render(claim).entrySet()) writeWhole(f.getKey(), f.getValue());
     }
 
     /**
      * Removes whatever files a claim with this UID, namespace and name may have: also those of a
-     * prepare that never reached the checkpoint. Missing files are no error.
+     * prepare that never reached the checkpoint, and the metadata an earlier release wrote under
+     * the claim's name when it names this UID. Missing files are no error.
      */
     public void remove(String claimUid, String namespace, String claimName) throws IOException {
         Files.deleteIfExists(vfioSpec(claimUid));
@@ -247,40 +259,39 @@ public final class ClaimFiles {
                 for (Path p : specs) Files.deleteIfExists(p);
             }
         }
-        deleteTree(claimMetadataDir(namespace, claimName));
+        FileTrees.deleteTree(claimMetadataDir(claimUid, namespace, claimName));
+        Path legacy = legacyMetadataDir(namespace, claimName);
+        if (LegacyMetadata.namesOnly(legacy, claimUid)) FileTrees.deleteTree(legacy);
     }
 
-    private static void writeAtomically(Path file, String content) throws IOException {
+    /**
+     * What shows that claims were prepared on this host, if anything: a VFIO CDI spec of this
+     * driver, or device metadata. A checkpoint missing beside them was lost.
+     */
+    public Optional<String> anyOnHost() throws IOException {
+        if (Files.isDirectory(cdiDir)) {
+            try (DirectoryStream<Path> specs = Files.newDirectoryStream(cdiDir, driver + "_vfio_*.json")) {
+                for (Path p : specs) return Optional.of("CDI spec " + p);
+            }
+        }
+        Path metadata = pluginDir.resolve(METADATA_DIR);
+        if (Files.isDirectory(metadata, LinkOption.NOFOLLOW_LINKS)) {
+            try (DirectoryStream<Path> claims = Files.newDirectoryStream(metadata)) {
+                for (Path p : claims) return Optional.of("device metadata " + p);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private void writeWhole(Path file, String content) throws IOException {
         Path dir = file.getParent();
-        if (!Files.isDirectory(dir)) {
-            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        if (dir.startsWith(pluginDir)) {
+            FileTrees.makeDirectories(pluginDir, dir);
+        } else if (!Files.isDirectory(dir)) {
+            Files.createDirectories(dir, FileTrees.DIRECTORY_MODE);
         }
-        // A dot name without .json: CDI caches and the kubelet's watchers skip it until it is whole.
-        Path tmp = dir.resolve("." + file.getFileName() + ".tmp");
-        Files.writeString(tmp, content, StandardCharsets.UTF_8);
-        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-r--r--"));
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) return;
-        try {
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                    if (e != null) throw e;
-                    Files.deleteIfExists(d);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (NoSuchFileException gone) {
-            // removed meanwhile: the same outcome
-        }
+        // a directory in the file's place (made by hand, or by a runtime that bind-mounted a missing source) hides it
+        if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) FileTrees.deleteTree(file);
+        AtomicFile.write(file, content.getBytes(StandardCharsets.UTF_8), AtomicFile.WORLD_READABLE);
     }
 }
