@@ -52,7 +52,8 @@ class DraRbacTest {
             await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().size() == 1);
             await().atMost(Duration.ofSeconds(30)).until(() -> !h.classes.isEmpty());
             h.driver.apply(DraNodes.withHealth(DraNodes.allDra("t4-numa"), "0000:1a:00.0", Health.unhealthy("test")));
-            await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().getFirst().getSpec().getPool().getGeneration() == 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().getFirst().getSpec().getDevices().stream()
+                    .anyMatch(d -> d.getTaints() != null && !d.getTaints().isEmpty() && d.getName().equals("pci-0000-1a-00-0")));
             h.driver.apply(DraNodes.allDra("t4-numa"));
             assertThat(h.kubelet.prepare(DraKubeletSimulator.claim("vms", "gpu-claim", c.getMetadata().getUid()))
                     .getClaimsOrThrow(c.getMetadata().getUid()).getError()).isEmpty();
