@@ -6,6 +6,7 @@ import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.vfiodp.dra.claims.Checkpoint;
 import io.vfiodp.dra.claims.ClaimFiles;
 import io.vfiodp.dra.claims.ClaimSource;
+import io.vfiodp.dra.claims.ClaimStatusWriter;
 import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.dra.classes.DeviceClassMonitor;
 import io.vfiodp.dra.kubelet.DraPluginInfo;
@@ -42,7 +43,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link TargetState#dra()} part is what DRA offers, health included), {@link #requestCheck} on any
  * hint. Both only enqueue work and may come from any thread. Threads, all daemon:
  * {@value DriverLoop#THREAD_NAME}, {@value #GRPC_THREAD}-*, {@value #RPC_THREAD}, {@value #API_THREAD} (the ResourceSlices'
- * writes and the DeviceClasses' reads), and
+ * writes, the DeviceClasses' reads and the prepared claims' status), and
  * the watches' (serve's shared one, or {@value #DIR_WATCH_THREAD} for a driver started alone).
  * {@link #close()} ends them all and removes both sockets; the checkpoint, prepared claims' files
  * and the published slices stay (the kubelet may still unprepare, the next start goes on).
@@ -106,8 +107,9 @@ public final class DraDriver implements AutoCloseable {
         DeviceClassMonitor classes = new DeviceClassMonitor(client, settings.driverName(), api, settings.sliceResync(), listener::deviceClasses);
         HealthService health = new HealthService();
         ClaimSource source = new ClaimSource(client);
+        ClaimStatusWriter status = new ClaimStatusWriter(client, settings.driverName(), api, clock);
         DriverLoop loop = new DriverLoop(settings, claims, ticker, clock, listener, l -> {
-            NodeServiceV1 v1 = new NodeServiceV1(new KubeletClaims(l, source, files));
+            NodeServiceV1 v1 = new NodeServiceV1(new KubeletClaims(l, source, files, status));
             DriverSockets sockets = new DriverSockets(settings.draSocket(), List.of(v1, new NodeServiceV1beta1(v1), health), health::closeStreams,
                     settings.registrationSocket(), DraPluginInfo.registration(settings.driverName(), settings.draSocket(), l::registered), group,
                     rpc);
