@@ -84,7 +84,7 @@ final class DriverPass {
         if (next.equals(target) && applied) return;
         target = next;
         applied = true;
-        DriverView after = DriverView.of(next);
+        DriverView after = DriverView.of(next, settings.numaForm());
         for (DraDevice d : after.devices().values()) {
             DraDevice was = view.devices().get(d.name());
             if (was != null && !was.device().health().equals(d.device().health())) {

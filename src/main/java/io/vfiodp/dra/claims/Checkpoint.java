@@ -115,6 +115,7 @@ public final class Checkpoint {
                 case AttributeValue.Text t -> t.value();
                 case AttributeValue.Int n -> n.value();
                 case AttributeValue.Bool b -> b.value();
+                case AttributeValue.Ints l -> l.values();
             })));
             dm.put("attributes", attributes);
             devices.add(dm);
@@ -159,7 +160,15 @@ public final class Checkpoint {
         if (v.has("string")) return new AttributeValue.Text(v.get("string").asString());
         if (v.has("int") && v.get("int").isIntegralNumber()) return new AttributeValue.Int(v.get("int").asLong());
         if (v.has("bool") && v.get("bool").isBoolean()) return new AttributeValue.Bool(v.get("bool").asBoolean());
-        throw new IOException("attribute " + key + " has no string, int or bool value");
+        if (v.has("ints") && v.get("ints").isArray() && !v.get("ints").isEmpty()) {
+            List<Long> values = new ArrayList<>();
+            for (JsonNode n : v.get("ints")) {
+                if (!n.isIntegralNumber()) throw new IOException("attribute " + key + " has a non-integer in its ints");
+                values.add(n.asLong());
+            }
+            return new AttributeValue.Ints(values);
+        }
+        throw new IOException("attribute " + key + " has no string, int, bool or ints value");
     }
 
     private static String text(JsonNode n, String field) throws IOException {

@@ -188,6 +188,7 @@ public final class SliceLayout {
             case AttributeValue.Text t -> a.setString(t.value());
             case AttributeValue.Int n -> a.setInt(n.value());
             case AttributeValue.Bool b -> a.setBool(b.value());
+            case AttributeValue.Ints l -> a.setInts(l.values());
         }
         return a;
     }
@@ -197,6 +198,7 @@ public final class SliceLayout {
         if (a.getString() != null && a.getString().length() <= AttributeValue.Text.MAX_LENGTH) return Optional.of(new AttributeValue.Text(a.getString()));
         if (a.getInt() != null) return Optional.of(new AttributeValue.Int(a.getInt()));
         if (a.getBool() != null) return Optional.of(new AttributeValue.Bool(a.getBool()));
+        if (a.getInts() != null && !a.getInts().isEmpty() && !a.getInts().contains(null)) return Optional.of(new AttributeValue.Ints(a.getInts()));
         return Optional.empty();
     }
 
