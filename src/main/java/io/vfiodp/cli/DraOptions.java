@@ -34,14 +34,23 @@ final class DraOptions {
                     + " (default: ${DEFAULT-VALUE}; env VFIO_DP_CDI_DIR).")
             .build();
 
+    /** The forms of {@code resource.kubernetes.io/numaNode}, as {@code --dra-numa-form} spells them. */
+    enum NumaFormName { scalar, list }
+
+    private final OptionSpec numaForm = OptionSpec.builder("--dra-numa-form").type(NumaFormName.class).defaultValue("scalar").paramLabel("FORM")
+            .description("How the DRA driver publishes resource.kubernetes.io/numaNode: scalar, the device's NUMA node; or list (KEP-6072),"
+                    + " the node first, then the same-socket nodes at the smallest ACPI SLIT distance, which needs DRAListTypeAttributes"
+                    + " in the cluster. Omitted for a device without a NUMA node (default: ${DEFAULT-VALUE}; env VFIO_DP_DRA_NUMA_FORM).")
+            .build();
+
     /** The options, to be added to serve as the mixin {@code dra}; {@code --dra-resources} as its own mixin {@code route}. */
     CommandSpec mixin() {
         return CommandSpec.wrapWithoutInspection(this).addMixin("route", route.mixin()).addOption(driverName).addOption(registryDir)
-                .addOption(pluginDir).addOption(cdiDir);
+                .addOption(pluginDir).addOption(cdiDir).addOption(numaForm);
     }
 
     ServeConfig.Dra settings() {
         return new ServeConfig.Dra(route.routing(), driverName.getValue(), registryDir.getValue(), Optional.ofNullable(pluginDir.getValue()),
-                cdiDir.getValue());
+                cdiDir.getValue(), numaForm.getValue() == NumaFormName.list);
     }
 }

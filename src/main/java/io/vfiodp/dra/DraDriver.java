@@ -6,6 +6,7 @@ import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import io.vfiodp.dra.claims.Checkpoint;
 import io.vfiodp.dra.claims.ClaimFiles;
 import io.vfiodp.dra.claims.ClaimSource;
+import io.vfiodp.dra.claims.ClaimStatusWriter;
 import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.dra.classes.DeviceClassMonitor;
 import io.vfiodp.dra.kubelet.DraPluginInfo;
@@ -48,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * {@link TargetState#dra()} part is what DRA offers, health included), {@link #requestCheck} on any
  * hint. Both only enqueue work and may come from any thread. Threads, all daemon:
  * {@value DriverLoop#THREAD_NAME}, {@value #GRPC_THREAD}-*, {@value #RPC_THREAD}, {@value #API_THREAD} (the ResourceSlices'
- * writes and the DeviceClasses' reads), and
+ * writes, the DeviceClasses' reads and the prepared claims' status), and
  * the watches' (serve's shared one, or {@value #DIR_WATCH_THREAD} for a driver started alone).
  * {@link #close()} ends them all and removes both sockets; the checkpoint, prepared claims' files
  * and the published slices stay (the kubelet may still unprepare, the next start goes on).
@@ -148,8 +149,9 @@ public final class DraDriver implements AutoCloseable {
         HealthService health = new HealthService();
         ClaimSource source = new ClaimSource(client);
         ClaimRecovery recovery = new ClaimRecovery(pods, source, settings.driverName(), settings.nodeName());
+        ClaimStatusWriter status = new ClaimStatusWriter(client, settings.driverName(), api, clock);
         DriverLoop loop = new DriverLoop(settings, claims, lost, ticker, clock, listener, l -> {
-            NodeServiceV1 v1 = new NodeServiceV1(new KubeletClaims(l, source, files, recovery));
+            NodeServiceV1 v1 = new NodeServiceV1(new KubeletClaims(l, source, files, recovery, status));
             DriverSockets sockets = new DriverSockets(settings.draSocket(), List.of(v1, new NodeServiceV1beta1(v1), health), health::closeStreams,
                     settings.registrationSocket(), DraPluginInfo.registration(settings.driverName(), settings.draSocket(), l::registered), group,
                     rpc);

@@ -1,5 +1,6 @@
 package io.vfiodp.dra;
 
+import io.vfiodp.dra.model.NumaForm;
 import io.vfiodp.triggers.Backoff;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -27,9 +28,10 @@ import java.util.regex.Pattern;
  *                        differ; besides each registration, this catches a kubelet start whose removal of the
  *                        node's slices lands after our registration
  * @param backoff         waits between failed attempts (binding sockets, writing slices)
+ * @param numaForm        how {@code resource.kubernetes.io/numaNode} is published: scalar, or the list made from the host's SLIT
  */
 public record DraSettings(String driverName, String nodeName, Path registryDir, Path pluginDir, Path cdiDir,
-                          Duration safetyCheck, Duration healthHeartbeat, Duration sliceResync, Backoff backoff) {
+                          Duration safetyCheck, Duration healthHeartbeat, Duration sliceResync, Backoff backoff, NumaForm numaForm) {
 
     public static final Path REGISTRY_DIR = Path.of("/var/lib/kubelet/plugins_registry");
     public static final Path PLUGINS_DIR = Path.of("/var/lib/kubelet/plugins");
@@ -56,6 +58,7 @@ public record DraSettings(String driverName, String nodeName, Path registryDir, 
         requirePositive(healthHeartbeat, "health heartbeat");
         requirePositive(sliceResync, "slice resync interval");
         Objects.requireNonNull(backoff, "backoff");
+        Objects.requireNonNull(numaForm, "numaForm");
         for (Path socket : List.of(registryDir.resolve(driverName + "-reg.sock"), pluginDir.resolve("dra.sock"))) {
             int bytes = socket.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8).length;
             if (bytes > MAX_SOCKET_PATH) {
@@ -77,15 +80,19 @@ public record DraSettings(String driverName, String nodeName, Path registryDir, 
     public static DraSettings defaults(String driverName, String nodeName) {
         return new DraSettings(driverName, nodeName, REGISTRY_DIR, PLUGINS_DIR.resolve(driverName), CDI_DIR,
                 Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30),
-                new Backoff(Duration.ofMillis(200), Duration.ofSeconds(10)));
+                new Backoff(Duration.ofMillis(200), Duration.ofSeconds(10)), NumaForm.SCALAR);
     }
 
     public DraSettings withDirs(Path registry, Path plugin, Path cdi) {
-        return new DraSettings(driverName, nodeName, registry, plugin, cdi, safetyCheck, healthHeartbeat, sliceResync, backoff);
+        return new DraSettings(driverName, nodeName, registry, plugin, cdi, safetyCheck, healthHeartbeat, sliceResync, backoff, numaForm);
     }
 
     public DraSettings withPeriods(Duration check, Duration heartbeat, Duration resync) {
-        return new DraSettings(driverName, nodeName, registryDir, pluginDir, cdiDir, check, heartbeat, resync, backoff);
+        return new DraSettings(driverName, nodeName, registryDir, pluginDir, cdiDir, check, heartbeat, resync, backoff, numaForm);
+    }
+
+    public DraSettings withNumaForm(NumaForm form) {
+        return new DraSettings(driverName, nodeName, registryDir, pluginDir, cdiDir, safetyCheck, healthHeartbeat, sliceResync, backoff, form);
     }
 
     /** The registration socket's file name, as Kubernetes' kubeletplugin helper names it. */

@@ -11,6 +11,7 @@ import io.vfiodp.dra.model.DraDevice;
 import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.dra.slices.SliceLayout;
 import io.vfiodp.node.TargetState;
+import io.vfiodp.policy.Health;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -75,16 +76,23 @@ final class DriverPass {
         return claims;
     }
 
-    /** A new node state: the view is built again, and each device whose health changed is told (not those that come or go). */
+    /**
+     * A new node state: the view is built again, and each device whose health changed is told and
+     * logged, as the device plugins do (not those that come or go).
+     */
     void target(TargetState next) {
         if (next.equals(target) && applied) return;
         target = next;
         applied = true;
-        DriverView after = DriverView.of(next);
+        DriverView after = DriverView.of(next, settings.numaForm());
         for (DraDevice d : after.devices().values()) {
             DraDevice was = view.devices().get(d.name());
             if (was != null && !was.device().health().equals(d.device().health())) {
                 actions.add(new NotifyHealthChanged(d.resource(), d.device().id(), was.device().health(), d.device().health()));
+                String device = "DRA: " + d.resource() + ": device " + d.device().id() + " (" + d.name() + ")";
+                actions.add(d.device().health() instanceof Health.Unhealthy(String reason)
+                        ? Log.warn(device + " is now Unhealthy: " + reason)
+                        : Log.info(device + " is Healthy again"));
             }
         }
         view = after;

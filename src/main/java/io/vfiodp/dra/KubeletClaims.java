@@ -4,6 +4,7 @@ import io.vfiodp.dra.claims.ClaimFiles;
 import io.vfiodp.dra.claims.ClaimRef;
 import io.vfiodp.dra.claims.ClaimRequest;
 import io.vfiodp.dra.claims.ClaimSource;
+import io.vfiodp.dra.claims.ClaimStatusWriter;
 import io.vfiodp.dra.claims.PrepareAnswer;
 import io.vfiodp.dra.kubelet.ClaimHandler;
 import io.vfiodp.proto.dra.v1.Claim;
@@ -43,12 +44,15 @@ final class KubeletClaims implements ClaimHandler {
     private final ClaimSource source;
     private final ClaimFiles files;
     private final ClaimRecovery recovery;
+    private final ClaimStatusWriter status;
 
-    KubeletClaims(DriverLoop loop, ClaimSource source, ClaimFiles files, ClaimRecovery recovery) {
+    /** @param status told each claim prepared, once its answer is made: it writes the claim's status later, on another thread */
+    KubeletClaims(DriverLoop loop, ClaimSource source, ClaimFiles files, ClaimRecovery recovery, ClaimStatusWriter status) {
         this.loop = loop;
         this.source = source;
         this.files = files;
         this.recovery = recovery;
+        this.status = status;
     }
 
     @Override
@@ -90,6 +94,10 @@ final class KubeletClaims implements ClaimHandler {
                 yield b.build();
             }
         }));
+        // only queued: the API write never holds up the kubelet's answer
+        answers.values().forEach(a -> {
+            if (a instanceof PrepareAnswer.Prepared p) status.prepared(p.claim());
+        });
         return out.build();
     }
 

@@ -7,6 +7,8 @@ import io.vfiodp.dra.DraSettings;
 import io.vfiodp.dra.claims.Checkpoint;
 import io.vfiodp.dra.claims.ClaimFiles;
 import io.vfiodp.dra.claims.PreparedClaim;
+import io.vfiodp.dra.model.NumaForm;
+import io.vfiodp.host.scan.NumaTopologyReader;
 import io.vfiodp.kube.DeviceClassEvents;
 import io.vfiodp.kube.HealthEvents;
 import io.vfiodp.kube.NodeEventRecorder;
@@ -70,8 +72,9 @@ final class DraWiring {
                     + ": the DRA driver publishes this node's devices as ResourceSlices and reads the ResourceClaims the kubelet prepares");
         }
         DraDriver driver = driver(config, client.get(), events, metrics, watcher, closer, pluginDir, pods);
-        log.info("DRA: driver {} serves {} as pool {}: registration socket in {}, plugin dir {}, CDI specs in {}", dra.driverName(),
-                dra.routing().all() ? "every resource" : dra.routing(), config.nodeName().get(), dra.registryDir(), pluginDir, dra.cdiDir());
+        log.info("DRA: driver {} serves {} as pool {}: registration socket in {}, plugin dir {}, CDI specs in {}, numaNode {}", dra.driverName(),
+                dra.routing().all() ? "every resource" : dra.routing(), config.nodeName().get(), dra.registryDir(), pluginDir, dra.cdiDir(),
+                dra.numaList() ? "as a list (--dra-numa-form list)" : "as a scalar");
         return new Started(Optional.of(driver), driver::heldDevices);
     }
 
@@ -158,7 +161,8 @@ final class DraWiring {
         ServeConfig.Dra dra = config.dra();
         DraSettings settings;
         try {
-            settings = DraSettings.defaults(dra.driverName(), config.nodeName().get()).withDirs(dra.registryDir(), pluginDir, dra.cdiDir());
+            settings = DraSettings.defaults(dra.driverName(), config.nodeName().get()).withDirs(dra.registryDir(), pluginDir, dra.cdiDir())
+                    .withNumaForm(dra.numaList() ? NumaForm.list(NumaTopologyReader.read(config.sysfsRoot())) : NumaForm.SCALAR);
         } catch (IllegalArgumentException e) {
             throw new IOException("--dra-resources " + dra.routing() + ": " + e.getMessage(), e);
         }

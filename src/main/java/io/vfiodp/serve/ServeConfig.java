@@ -68,12 +68,18 @@ public record ServeConfig(Path sysfsRoot, Path devRoot, Path procRoot, Optional<
      * @param pluginDir   the driver's own directory (socket, checkpoint, metadata files); empty: the kubelet's
      *                    plugins directory's entry for {@code driverName}
      * @param cdiDir      where container runtimes read CDI specs
+     * @param numaList    {@code resource.kubernetes.io/numaNode} in its list form ({@code --dra-numa-form list}), else scalar
      */
-    public record Dra(DraRouting routing, String driverName, Path registryDir, Optional<Path> pluginDir, Path cdiDir) {
+    public record Dra(DraRouting routing, String driverName, Path registryDir, Optional<Path> pluginDir, Path cdiDir, boolean numaList) {
 
         /** Nothing through DRA. */
         public static final Dra OFF = new Dra(DraRouting.NONE, DraSettings.DEFAULT_DRIVER, DraSettings.REGISTRY_DIR, Optional.empty(),
                 DraSettings.CDI_DIR);
+
+        /** {@code numaNode} scalar, the default. */
+        public Dra(DraRouting routing, String driverName, Path registryDir, Optional<Path> pluginDir, Path cdiDir) {
+            this(routing, driverName, registryDir, pluginDir, cdiDir, false);
+        }
 
         public Dra {
             Objects.requireNonNull(routing, "routing");

@@ -31,7 +31,8 @@ record ApiCall(String verb, String group, String resource, Optional<String> name
             namespace = Optional.of(segments.get(i + 1));
             i += 2;
         }
-        String resource = segments.get(i);
+        // a subresource (resourceclaims/status) is a resource of its own to RBAC
+        String resource = segments.size() > i + 2 ? segments.get(i) + "/" + segments.get(i + 2) : segments.get(i);
         Optional<String> name = segments.size() > i + 1 ? Optional.of(segments.get(i + 1)) : Optional.empty();
         String fieldSelector = url.queryParameter("fieldSelector");
         if (name.isEmpty() && fieldSelector != null && fieldSelector.startsWith("metadata.name=") && !fieldSelector.contains(",")) {

@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * deploy/dra's ClusterRole is derived from the code: the DRA driver publishes slices, reads the
  * DeviceClasses its resources need, changes the slices on a health change, deletes them when
- * nothing is routed to DRA any more and prepares a claim,
+ * nothing is routed to DRA any more and prepares a claim (whose status it then writes),
  * against a mock API server that records every request; each request must be allowed by the rule,
  * and each grant must be used by some request.
  */
@@ -52,10 +52,14 @@ class DraRbacTest {
             await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().size() == 1);
             await().atMost(Duration.ofSeconds(30)).until(() -> !h.classes.isEmpty());
             h.driver.apply(DraNodes.withHealth(DraNodes.allDra("t4-numa"), "0000:1a:00.0", Health.unhealthy("test")));
-            await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().getFirst().getSpec().getPool().getGeneration() == 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().getFirst().getSpec().getDevices().stream()
+                    .anyMatch(d -> d.getTaints() != null && !d.getTaints().isEmpty() && d.getName().equals("pci-0000-1a-00-0")));
             h.driver.apply(DraNodes.allDra("t4-numa"));
             assertThat(h.kubelet.prepare(DraKubeletSimulator.claim("vms", "gpu-claim", c.getMetadata().getUid()))
                     .getClaimsOrThrow(c.getMetadata().getUid()).getError()).isEmpty();
+            // written after the answer, on the driver's API thread
+            await().atMost(Duration.ofSeconds(30)).until(() -> h.api.client().dynamicResourceAllocation().v1().resourceClaims()
+                    .inNamespace(c.getMetadata().getNamespace()).withName("gpu-claim").get().getStatus().getDevices(), d -> d != null && !d.isEmpty());
             h.driver.apply(DraNodes.state("t4-numa", DraRouting.NONE));
             await().atMost(Duration.ofSeconds(30)).until(() -> h.slices().isEmpty());
             List<ApiCall> all = new ArrayList<>();
@@ -88,6 +92,7 @@ class DraRbacTest {
         Set<String> needed = new TreeSet<>();
         calls.forEach(c -> needed.add(c.verb() + " " + c.group() + "/" + c.resource()));
         assertThat(granted(m)).isEqualTo(needed).isEqualTo(new TreeSet<>(Set.of("get resource.k8s.io/resourceclaims",
+                "update resource.k8s.io/resourceclaims/status",
                 "get resource.k8s.io/resourceslices", "create resource.k8s.io/resourceslices", "update resource.k8s.io/resourceslices",
                 "delete resource.k8s.io/resourceslices", "get resource.k8s.io/deviceclasses", "get /nodes")));
     }

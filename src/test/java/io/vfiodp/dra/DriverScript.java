@@ -50,7 +50,7 @@ final class DriverScript {
 
     static final DraSettings SETTINGS = new DraSettings(DraNodes.DRIVER, DraNodes.NODE, Path.of("/registry"),
             Path.of("/plugins").resolve(DraNodes.DRIVER), Path.of("/cdi"), Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30),
-            new Backoff(Duration.ofMillis(200), Duration.ofSeconds(1)));
+            new Backoff(Duration.ofMillis(200), Duration.ofSeconds(1)), io.vfiodp.dra.model.NumaForm.SCALAR);
     static final Instant WALL = Instant.parse("2026-05-04T10:00:00Z");
     private static final long ORIGIN = Long.MAX_VALUE - Duration.ofMillis(250).toNanos();
 

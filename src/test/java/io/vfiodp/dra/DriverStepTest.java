@@ -135,18 +135,21 @@ class DriverStepTest {
                 row("a first node state with nothing for DRA publishes an empty pool, removing a previous run's slices", SERVING,
                         at(0, target(DraNodes.state("t4-numa", DraRouting.NONE))), "send health []", "sync slices [] above gen 0"),
                 row("an equal node state changes nothing", PUBLISHED, at(10, target(DraNodes.allDra("t4-numa")))),
-                row("a device turning unhealthy is told, sent with its reason and stamp, and stays in its slice tainted", PUBLISHED,
+                row("a device turning unhealthy is told, logged, sent with its reason and stamp, and stays in its slice tainted", PUBLISHED,
                         at(2000, target(T4_1A_DOWN)), "tell health " + T4 + " 0000:1a:00.0 Healthy -> Unhealthy",
+                        "WARN DRA: " + T4 + ": device 0000:1a:00.0 (pci-0000-1a-00-0) is now Unhealthy: /dev/vfio/24 disappeared",
                         "send health [pci-0000-1a-00-0 UNHEALTHY @2s (/dev/vfio/24 disappeared), pci-0000-1b-00-0 HEALTHY @0s, "
                                 + "pci-0000-b1-00-0 HEALTHY @0s, " + B2 + "]",
                         "sync slices [[pci-0000-1a-00-0 (tainted dev-vfio-24-disappeared), pci-0000-1b-00-0, pci-0000-b1-00-0, " + TAINTED_B2
                                 + "]] above gen 1 owned by node-uid"),
-                row("a device healthy again is told and loses its taint", plus(PUBLISHED, at(2000, target(T4_1A_DOWN)), at(2000, written(2, 1, 4))),
+                row("a device healthy again is told, logged and loses its taint", plus(PUBLISHED, at(2000, target(T4_1A_DOWN)), at(2000, written(2, 1, 4))),
                         at(5000, target(NODE)), "tell health " + T4 + " 0000:1a:00.0 Unhealthy -> Healthy",
+                        "INFO DRA: " + T4 + ": device 0000:1a:00.0 (pci-0000-1a-00-0) is Healthy again",
                         "send health [pci-0000-1a-00-0 HEALTHY @5s, pci-0000-1b-00-0 HEALTHY @0s, pci-0000-b1-00-0 HEALTHY @0s, " + B2 + "]",
                         "sync slices " + POOL + " above gen 2 owned by node-uid"),
                 row("where the API server drops taints, a device turning unhealthy asks again, and leaves the slices until it keeps them",
                         PUBLISHED_UNTAINTED, at(2000, target(T4_1A_DOWN)), "tell health " + T4 + " 0000:1a:00.0 Healthy -> Unhealthy",
+                        "WARN DRA: " + T4 + ": device 0000:1a:00.0 (pci-0000-1a-00-0) is now Unhealthy: /dev/vfio/24 disappeared",
                         "send health [pci-0000-1a-00-0 UNHEALTHY @2s (/dev/vfio/24 disappeared), pci-0000-1b-00-0 HEALTHY @0s, "
                                 + "pci-0000-b1-00-0 HEALTHY @0s, " + B2 + "]",
                         "probe taints vfio-device-plugin.io/unhealthy=dev-vfio-24-disappeared:NoSchedule"),

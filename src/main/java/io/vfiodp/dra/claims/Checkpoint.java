@@ -177,6 +177,7 @@ public final class Checkpoint {
                     case AttributeValue.Text t -> value.put("string", t.value());
                     case AttributeValue.Int n -> value.put("int", n.value());
                     case AttributeValue.Bool b -> value.put("bool", b.value());
+                    case AttributeValue.Ints l -> l.values().forEach(value.putArray("ints")::add);
                 }
             });
         }
@@ -230,11 +231,21 @@ public final class Checkpoint {
     }
 
     private static AttributeValue attribute(JsonNode v, String at) throws IOException {
-        if (v == null || !v.isObject() || v.size() != 1) throw new IOException(at + ": expected one of string, int or bool");
+        if (v == null || !v.isObject() || v.size() != 1) throw new IOException(at + ": expected one of string, int, bool or ints");
         if (v.has("string")) return new AttributeValue.Text(JsonShape.text(v, "string", at));
         if (v.has("int")) return new AttributeValue.Int(JsonShape.integer(v, "int", at));
         if (v.has("bool") && v.get("bool").isBoolean()) return new AttributeValue.Bool(v.get("bool").asBoolean());
-        throw new IOException(at + ": expected one of string, int or bool");
+        if (v.has("ints")) {
+            JsonNode list = v.get("ints");
+            if (!list.isArray() || list.isEmpty()) throw new IOException(JsonShape.path(at, "ints") + ": expected a non-empty array of integers");
+            List<Long> values = new ArrayList<>();
+            for (JsonNode n : list) {
+                if (!n.isIntegralNumber()) throw new IOException(JsonShape.path(at, "ints") + ": expected integers only");
+                values.add(n.asLong());
+            }
+            return new AttributeValue.Ints(values);
+        }
+        throw new IOException(at + ": expected one of string, int, bool or ints");
     }
 
     private static String nonEmpty(JsonNode n, String field, String at) throws IOException {

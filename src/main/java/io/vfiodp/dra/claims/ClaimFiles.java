@@ -171,6 +171,7 @@ public final class ClaimFiles {
                 case AttributeValue.Text t -> t.value();
                 case AttributeValue.Int n -> n.value();
                 case AttributeValue.Bool b -> b.value();
+                case AttributeValue.Ints l -> l.values();
             })));
             if (!attributes.isEmpty()) device.put("attributes", attributes);
             list.add(device);

@@ -1,10 +1,12 @@
 package io.vfiodp.dra.model;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
  * A device attribute's value as {@code resource.k8s.io/v1} carries it: exactly one of a string, an
- * integer or a boolean (versions are not used here).
+ * integer, a boolean or a non-empty list of integers (KEP-5491's {@code ints}, only for the list
+ * form of {@code resource.kubernetes.io/numaNode}; versions are not used here).
  */
 public sealed interface AttributeValue {
 
@@ -29,6 +31,15 @@ public sealed interface AttributeValue {
 
     record Bool(boolean value) implements AttributeValue {
         @Override public String field() { return "bool"; }
+    }
+
+    record Ints(List<Long> values) implements AttributeValue {
+        public Ints {
+            values = List.copyOf(values);
+            if (values.isEmpty()) throw new IllegalArgumentException("a list attribute holds at least one value");
+        }
+
+        @Override public String field() { return "ints"; }
     }
 
     static AttributeValue of(String s) {

@@ -30,7 +30,8 @@ public final class DeviceAttributes {
 
     private DeviceAttributes() {}
 
-    public static SortedMap<String, AttributeValue> of(ExposedDevice d, ResourceName resource, DeviceProfile p) {
+    /** With {@code numaNode} in the form {@code numa} says, or without it where the device has no NUMA node. */
+    public static SortedMap<String, AttributeValue> of(ExposedDevice d, ResourceName resource, DeviceProfile p, NumaForm numa) {
         SortedMap<String, AttributeValue> a = new TreeMap<>();
         a.put(KIND, AttributeValue.of(p.kind().label()));
         fitting(resource.value()).ifPresent(v -> a.put("resourceName", AttributeValue.of(v)));
@@ -47,7 +48,7 @@ public final class DeviceAttributes {
             a.put(PCI_BUS_ID, AttributeValue.of(d.pciAddress().toString()));
         }
         p.pcieRoot().ifPresent(r -> a.put(PCIE_ROOT, AttributeValue.of(r)));
-        if (d.numaNode() >= 0) a.put(NUMA_NODE, AttributeValue.of(d.numaNode()));
+        numa.attribute(d.numaNode()).ifPresent(v -> a.put(NUMA_NODE, v));
         return a;
     }
 

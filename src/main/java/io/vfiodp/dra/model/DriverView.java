@@ -21,14 +21,19 @@ public record DriverView(SortedMap<String, DraDevice> devices, DevNodes devNodes
         devices = Collections.unmodifiableSortedMap(new TreeMap<>(devices));
     }
 
-    /** The view of {@code target}'s DRA part. */
+    /** The view of {@code target}'s DRA part, {@code numaNode} scalar. */
     public static DriverView of(TargetState target) {
+        return of(target, NumaForm.SCALAR);
+    }
+
+    /** The view of {@code target}'s DRA part, {@code numaNode} in the form {@code numa} says. */
+    public static DriverView of(TargetState target, NumaForm numa) {
         SortedMap<String, DraDevice> devices = new TreeMap<>();
         for (DesiredResource r : target.dra().resources().resources().values()) {
             for (ExposedDevice d : r.devices()) {
                 var profile = target.dra().profiles().get(d.id());
                 String name = DeviceNames.of(d);
-                devices.put(name, new DraDevice(name, d, r.name(), profile, DeviceAttributes.of(d, r.name(), profile)));
+                devices.put(name, new DraDevice(name, d, r.name(), profile, DeviceAttributes.of(d, r.name(), profile, numa)));
             }
         }
         return new DriverView(devices, target.devNodes());

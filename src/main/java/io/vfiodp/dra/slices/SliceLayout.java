@@ -26,9 +26,11 @@ import java.util.TreeMap;
 
 /**
  * How this node's pool is laid out in ResourceSlices: its devices in name order, slices named
- * {@code <node>-<driver>-<index>}. A slice holds at most {@value #MAX_DEVICES} devices
- * ({@code ResourceSliceMaxDevices}), and at most {@value #MAX_DEVICES_WITH_TAINTS} when one of them
- * carries a taint ({@code ResourceSliceMaxDevicesWithTaintsOrConsumesCounters}).
+ * {@code <node>-<driver>-<index>}, each of {@value #MAX_DEVICES} consecutive devices. That is the
+ * API's limit for a slice one of whose devices carries a taint or a list-typed attribute
+ * ({@code ResourceSliceMaxDevicesWithAdvancedFeatures}; 128 otherwise): any device may turn
+ * unhealthy at any moment, and laid out for it, a health change never moves a device to another
+ * slice. It changes one slice, which the publisher updates in place (see {@link SlicePublisher}).
  *
  * <p>An unhealthy device stays in its slice with a {@code NoSchedule} {@link HealthTaint} saying
  * why, where the API server keeps taints (feature DRADeviceTaints); where it drops them, the device
@@ -37,8 +39,7 @@ import java.util.TreeMap;
  */
 public final class SliceLayout {
 
-    public static final int MAX_DEVICES = 128;
-    public static final int MAX_DEVICES_WITH_TAINTS = 64;
+    public static final int MAX_DEVICES = 64;
     private static final int MAX_NAME = 253;
 
     private SliceLayout() {}
@@ -72,25 +73,17 @@ public final class SliceLayout {
     }
 
     /**
-     * {@code entries} cut into slices, in order. With {@code taints}, every entry goes in; without
-     * (the API server drops them), the tainted ones are left out. None when nothing is left.
+     * {@code entries} cut into slices of {@value #MAX_DEVICES} in order, whatever their health.
+     * With {@code taints}, every entry goes in; without (the API server drops them), the tainted
+     * ones are left out of their slice, and a slice left empty goes. None when nothing is left.
      */
     public static List<List<Entry>> slices(List<Entry> entries, boolean taints) {
         List<List<Entry>> slices = new ArrayList<>();
-        List<Entry> current = new ArrayList<>();
-        boolean currentTainted = false;
-        for (Entry e : entries) {
-            if (e.tainted() && !taints) continue;
-            int limit = currentTainted || e.tainted() ? MAX_DEVICES_WITH_TAINTS : MAX_DEVICES;
-            if (current.size() >= limit) {
-                slices.add(current);
-                current = new ArrayList<>();
-                currentTainted = false;
-            }
-            current.add(e);
-            currentTainted |= e.tainted();
+        for (int start = 0; start < entries.size(); start += MAX_DEVICES) {
+            List<Entry> slice = entries.subList(start, Math.min(entries.size(), start + MAX_DEVICES)).stream()
+                    .filter(e -> taints || !e.tainted()).toList();
+            if (!slice.isEmpty()) slices.add(slice);
         }
-        if (!current.isEmpty()) slices.add(current);
         return slices;
     }
 
@@ -195,6 +188,7 @@ public final class SliceLayout {
             case AttributeValue.Text t -> a.setString(t.value());
             case AttributeValue.Int n -> a.setInt(n.value());
             case AttributeValue.Bool b -> a.setBool(b.value());
+            case AttributeValue.Ints l -> a.setInts(l.values());
         }
         return a;
     }
@@ -204,6 +198,7 @@ public final class SliceLayout {
         if (a.getString() != null && a.getString().length() <= AttributeValue.Text.MAX_LENGTH) return Optional.of(new AttributeValue.Text(a.getString()));
         if (a.getInt() != null) return Optional.of(new AttributeValue.Int(a.getInt()));
         if (a.getBool() != null) return Optional.of(new AttributeValue.Bool(a.getBool()));
+        if (a.getInts() != null && !a.getInts().isEmpty() && !a.getInts().contains(null)) return Optional.of(new AttributeValue.Ints(a.getInts()));
         return Optional.empty();
     }
 

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.vfiodp.triggers.Worker;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * the layout it is given and reports what the API holds then.
  *
  * <p>A sync reads the slices by their names ({@code <node>-<driver>-<i>}, from 0 until one is
- * missing), and when they differ from the layout writes every slice with the pool's next
+ * missing). Where exactly one of them differs from the layout (a device's health changed, a
+ * device came or went within its slice), it updates that one in place at the pool's generation:
+ * one write, atomic for every consumer. Otherwise it writes every slice with the pool's next
  * generation and deletes the ones left over. Reading by name needs only {@code get}: no right to
  * list or watch every node's slices.
  */
@@ -82,7 +85,8 @@ public final class SlicePublisher implements AutoCloseable {
     /**
      * Makes the API hold {@code layout} on the publisher's thread, then hands the outcome to {@code done}.
      *
-     * @param generation the pool's generation as far as the caller knows; a write goes above it and above what the API holds
+     * @param generation the pool's generation as far as the caller knows; a pool written anew goes above it and above what the API
+     *                   holds, a slice updated in place keeps the generation the API holds (never below this one)
      * @param nodeUid    the Node's UID when known; when empty it is read before writing, and the slices go without an owner if it cannot be
      */
     public void sync(List<List<SliceLayout.Entry>> layout, long generation, Optional<String> nodeUid, Consumer<Outcome> done) {
@@ -142,22 +146,20 @@ public final class SlicePublisher implements AutoCloseable {
             long seen = existing.values().stream().mapToLong(s -> s.getSpec().getPool().getGeneration() == null ? 0 : s.getSpec().getPool().getGeneration())
                     .max().orElse(0);
             int devices = layout.stream().mapToInt(List::size).sum();
-            if (upToDate(existing, layout)) return new Outcome.Synced(seen, layout.size(), devices, false, nodeUid);
+            Optional<List<Integer>> changed = changedInPlace(existing, layout);
+            if (changed.isPresent() && changed.get().isEmpty()) return new Outcome.Synced(seen, layout.size(), devices, false, nodeUid);
             if (nodeUid.isEmpty()) nodeUid = nodeUid();
+            if (changed.isPresent() && changed.get().size() == 1 && seen >= generation) {
+                // one update is atomic: consumers never see the pool half-written, so its generation stays, as Kubernetes'
+                // own ResourceSlice controller does it (a health change is one such update: see SliceLayout)
+                int i = changed.get().getFirst();
+                ResourceSlice stored = write(layout, i, seen, nodeUid, existing);
+                return new Outcome.Synced(seen, layout.size(), devices, true, nodeUid, TaintTimes.dropped(layout.get(i), stored));
+            }
             generation = Math.max(generation, seen) + 1;
             boolean taintsDropped = false;
             for (int i = 0; i < layout.size(); i++) {
-                ResourceSlice slice = SliceLayout.slice(driver, node, i, layout.size(), generation, layout.get(i), nodeUid);
-                ResourceSlice old = existing.remove(slice.getMetadata().getName());
-                ResourceSlice stored;
-                if (old == null) {
-                    stored = slices().resource(slice).create();
-                } else {
-                    slice.getMetadata().setResourceVersion(old.getMetadata().getResourceVersion());
-                    TaintTimes.keep(old, slice);
-                    stored = slices().resource(slice).update();
-                }
-                taintsDropped |= TaintTimes.dropped(layout.get(i), stored);
+                taintsDropped |= TaintTimes.dropped(layout.get(i), write(layout, i, generation, nodeUid, existing));
             }
             for (String leftOver : existing.keySet()) slices().withName(leftOver).delete();
             return new Outcome.Synced(generation, layout.size(), devices, true, nodeUid, taintsDropped);
@@ -167,19 +169,36 @@ public final class SlicePublisher implements AutoCloseable {
         }
     }
 
-    private boolean upToDate(Map<String, ResourceSlice> existing, List<List<SliceLayout.Entry>> layout) {
-        if (existing.size() != layout.size()) return false;
+    /** Creates or updates slice {@code i} of {@code layout} at {@code generation}, taking it out of {@code existing}; what the API stored. */
+    private ResourceSlice write(List<List<SliceLayout.Entry>> layout, int i, long generation, Optional<String> nodeUid,
+                                Map<String, ResourceSlice> existing) {
+        ResourceSlice slice = SliceLayout.slice(driver, node, i, layout.size(), generation, layout.get(i), nodeUid);
+        ResourceSlice old = existing.remove(slice.getMetadata().getName());
+        if (old == null) return slices().resource(slice).create();
+        slice.getMetadata().setResourceVersion(old.getMetadata().getResourceVersion());
+        TaintTimes.keep(old, slice);
+        return slices().resource(slice).update();
+    }
+
+    /**
+     * The indices of the slices whose devices differ from {@code layout}, where the API holds the pool
+     * as one generation of as many slices, each of this pool and count; empty where the pool must be
+     * written anew (slices missing or extra, generations mixed).
+     */
+    private Optional<List<Integer>> changedInPlace(Map<String, ResourceSlice> existing, List<List<SliceLayout.Entry>> layout) {
+        if (existing.size() != layout.size()) return Optional.empty();
         Long gen = null;
+        List<Integer> changed = new ArrayList<>();
         for (int i = 0; i < layout.size(); i++) {
             ResourceSlice s = existing.get(SliceLayout.sliceName(node, driver, i));
-            if (s == null || s.getSpec().getPool() == null) return false;
+            if (s == null || s.getSpec().getPool() == null) return Optional.empty();
             var pool = s.getSpec().getPool();
-            if (!node.equals(pool.getName()) || !Long.valueOf(layout.size()).equals(pool.getResourceSliceCount())) return false;
-            if (gen != null && !gen.equals(pool.getGeneration())) return false;
+            if (!node.equals(pool.getName()) || !Long.valueOf(layout.size()).equals(pool.getResourceSliceCount())) return Optional.empty();
+            if (gen != null && !gen.equals(pool.getGeneration())) return Optional.empty();
             gen = pool.getGeneration();
-            if (!SliceLayout.entries(s).equals(Optional.of(layout.get(i)))) return false;
+            if (!SliceLayout.entries(s).equals(Optional.of(layout.get(i)))) changed.add(i);
         }
-        return true;
+        return Optional.of(changed);
     }
 
     private boolean ours(ResourceSlice s) {

@@ -38,10 +38,10 @@ class SliceLayoutTest {
     }
 
     @Test
-    void atMost128DevicesGoInOneSlice() {
+    void atMost64DevicesGoInOneSlice() {
         List<List<SliceLayout.Entry>> slices = SliceLayout.slices(SliceLayout.entries(devices(300, 0), "x.io"), true);
-        assertThat(slices).extracting(List::size).containsExactly(128, 128, 44);
-        assertThat(slices.get(1).getFirst().name()).isEqualTo("dev-0128");
+        assertThat(slices).extracting(List::size).containsExactly(64, 64, 64, 64, 44);
+        assertThat(slices.get(1).getFirst().name()).isEqualTo("dev-0064");
     }
 
     @Test
@@ -65,14 +65,27 @@ class SliceLayoutTest {
     }
 
     @Test
-    void aSliceWithATaintedDeviceHoldsAt64Devices() {
-        // dev-0200 is unhealthy: it starts a slice of its own, which holds 64 at most; the others hold up to 128
+    void aHealthChangeMovesNoDeviceToAnotherSlice() {
+        // the API allows 128 devices in a slice without taints and 64 with: laid out for 64, a taint changes one slice only
         List<SliceLayout.Entry> entries = SliceLayout.entries(devices(300, 0), "x.io");
         List<SliceLayout.Entry> oneTainted = new java.util.ArrayList<>(entries);
         oneTainted.set(200, new SliceLayout.Entry("dev-0200", new TreeMap<>(), List.of(HealthTaint.unhealthy("x.io", "gone"))));
-        List<List<SliceLayout.Entry>> slices = SliceLayout.slices(oneTainted, true);
-        assertThat(slices).extracting(List::size).containsExactly(128, 72, 64, 36);
-        assertThat(slices.get(2).getFirst().name()).isEqualTo("dev-0200");
+        List<List<SliceLayout.Entry>> healthy = SliceLayout.slices(entries, true);
+        List<List<SliceLayout.Entry>> tainted = SliceLayout.slices(oneTainted, true);
+        assertThat(names(tainted)).isEqualTo(names(healthy));
+        assertThat(java.util.stream.IntStream.range(0, healthy.size()).filter(i -> !healthy.get(i).equals(tainted.get(i))).boxed().toList())
+                .containsExactly(3);
+    }
+
+    @Test
+    void whereTaintsAreDroppedAnUnhealthyDeviceLeavesOnlyItsOwnSlice() {
+        List<SliceLayout.Entry> entries = SliceLayout.entries(devices(200, 0), "x.io");
+        List<SliceLayout.Entry> oneTainted = new java.util.ArrayList<>(entries);
+        oneTainted.set(70, new SliceLayout.Entry("dev-0070", new TreeMap<>(), List.of(HealthTaint.unhealthy("x.io", "gone"))));
+        List<List<String>> slices = names(SliceLayout.slices(oneTainted, false));
+        assertThat(slices).extracting(List::size).containsExactly(64, 63, 64, 8);
+        assertThat(slices.get(1)).doesNotContain("dev-0070").startsWith("dev-0064").endsWith("dev-0127");
+        assertThat(slices.get(2).getFirst()).isEqualTo("dev-0128");
     }
 
     @Test
