@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.resource.v1.Device;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
 import io.vfiodp.dra.claims.Checkpoint;
+import io.vfiodp.dra.claims.ClaimFiles;
 import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.dra.claims.PreparedDevice;
 import io.vfiodp.dra.model.AttributeValue;
@@ -102,6 +103,7 @@ class NumaNodeAttributeTest {
                 "pci-0000-c1-00-0", "0000:c1:00.0", List.of("/dev/vfio/vfio", "/dev/vfio/41"), new TreeMap<>(Map.of(DeviceAttributes.NUMA_NODE,
                 ints(3, 2))))));
         checkpoint.save(List.of(claim));
-        assertThat(checkpoint.load()).containsExactly(Map.entry("uid-1", claim));
+        assertThat(checkpoint.load(new ClaimFiles(DraNodes.DRIVER, root.resolve("checkpoint"), root.resolve("cdi"))))
+                .isEqualTo(new Checkpoint.Loaded(new TreeMap<>(Map.of("uid-1", claim))));
     }
 }
