@@ -11,6 +11,8 @@
 #                             same absolute path as here, so that its class archive maps
 #   /opt/test-classes         the test classes (the guest-side test programs)
 #   /opt/kubelet-testkit.jar  the test kit (their kubelet simulator), which the image leaves out
+#   /boot/config-<version>    the kernel's build configuration, as Debian installs it beside the kernel
+#                             (the cloud kernel has no /proc/config.gz): what doctor reads of VFIO
 #
 # Usage: build-initramfs.sh KERNEL_DIR BUSYBOX_DIR IMAGE_DIR TEST_CLASSES TESTKIT_JAR OUT
 #   KERNEL_DIR    an unpacked linux-image-*.deb (boot/vmlinuz-*, lib/modules/<version>/)
@@ -102,6 +104,8 @@ mkdir -p "$root$(dirname "$image")"
 cp -a "$image" "$root$image"
 cp -a "$classes" "$root/opt/test-classes"
 cp "$testkit" "$root/opt/kubelet-testkit.jar"
+mkdir -p "$root/boot"
+cp "$kernel"/boot/config-* "$root/boot/"
 
 mkdir -p "$(dirname "$out")"
 (cd "$root" && find . | LC_ALL=C sort | "$busybox/bin/busybox" cpio -o -H newc 2>/dev/null) > "$out.tmp"

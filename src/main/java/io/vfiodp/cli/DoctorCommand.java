@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
         description = {
             "Tells whether this node can pass devices through, and exactly what to change: one line per check, ok, warn or fail,"
                     + " with its fix.",
-            "Checks the IOMMU (on, kernel command line, interrupt remapping), VFIO (modules, /dev/vfio/vfio's ioctls, iommufd, unsafe"
+            "Checks the machine (bare metal or a virtual machine) and its kernel (VFIO built in, a module or absent; module support),"
+                    + " the IOMMU (on, kernel command line, interrupt remapping), VFIO (modules, /dev/vfio/vfio's ioctls, iommufd, unsafe"
                     + " interrupts), every NVIDIA GPU and NVSwitch and every device the configuration selects (driver with the commands"
                     + " that move it to vfio-pci, IOMMU group, companions, NUMA node, reset, vGPU), the kubelet's directories and the"
                     + " KubeVirt CR. Changes nothing on the host."
@@ -58,6 +59,11 @@ public final class DoctorCommand implements Callable<Integer> {
                     + " env VFIO_DP_KUBEVIRT).")
     KubeVirtMode kubevirt;
 
+    @Option(names = "--boot-root", paramLabel = "DIR", defaultValue = "/boot",
+            description = "Directory that plays /boot, for the kernel's configuration (config-<release>) where /proc/config.gz is not"
+                    + " there (default: ${DEFAULT-VALUE}; env VFIO_DP_BOOT_ROOT).")
+    Path bootRoot;
+
     @Option(names = "--json", description = "Print a stable JSON document instead of the lines.")
     boolean json;
 
@@ -72,7 +78,8 @@ public final class DoctorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        DoctorSettings settings = new DoctorSettings(host.sysfsRoot(), host.devRoot(), proc.procRoot(), host.pciIds(), host.config(),
+        DoctorSettings settings = new DoctorSettings(host.sysfsRoot(), host.devRoot(), proc.procRoot(), Optional.of(bootRoot), host.pciIds(),
+                host.config(),
                 new KubeletPaths(devicePluginDir, dra.routing().routesAny(), registryDir, cdiDir));
         Path home = Path.of(System.getProperty("user.home"));
         return DoctorRun.run(settings, VfioProbe.ioctls(),

@@ -20,10 +20,32 @@ final class Commands {
 
     private Commands() {}
 
-    /** Moves {@code functions} to vfio-pci now: driver_override, unbind, bind; loads vfio-pci first when it is not registered. */
-    static List<String> bindNow(List<PciFunction> functions, boolean vfioPciRegistered) {
+    /**
+     * The fix that moves functions to vfio-pci: {@code move} (what the fix says first), the
+     * commands that move {@code now} at once and {@code forGood} at every boot, as far as this
+     * node's kernel can; where it cannot have vfio-pci now, why, and what it takes.
+     */
+    static Fix moveToVfioPci(NodeView node, String move, List<PciFunction> now, List<PciFunction> forGood) {
+        KernelSupport support = KernelSupport.of(node.kernel());
+        KernelSupport.VfioPciRoute route = support.vfioPciRoute(node.vfioPciRegistered());
+        List<String> boot = bindForGood(forGood, route, support.builtIn(VfioModulesCheck.VFIO_PCI));
+        return switch (route) {
+            case NONE -> Fix.advice("this kernel has no vfio-pci, so nothing can be passed through until the node boots one that has it"
+                    + " (see vfio.modules)");
+            case AFTER_REBOOT -> new Fix("vfio-pci can load only at the next boot with module loading on (see vfio.modules); then " + move,
+                    List.of(), boot);
+            case REGISTERED, LOAD_FIRST -> new Fix(move, bindNow(now, route), boot);
+        };
+    }
+
+    /**
+     * Moves {@code functions} to vfio-pci now: driver_override, unbind, bind; loads vfio-pci first
+     * where it is a module not loaded. Nothing where this kernel cannot have vfio-pci now.
+     */
+    static List<String> bindNow(List<PciFunction> functions, KernelSupport.VfioPciRoute route) {
+        if (route == KernelSupport.VfioPciRoute.NONE || route == KernelSupport.VfioPciRoute.AFTER_REBOOT) return List.of();
         List<String> lines = new ArrayList<>();
-        if (!vfioPciRegistered) lines.add("modprobe vfio-pci");
+        if (route == KernelSupport.VfioPciRoute.LOAD_FIRST) lines.add("modprobe vfio-pci");
         for (PciFunction f : functions) {
             String dir = "/sys/bus/pci/devices/" + f.address();
             lines.add("echo vfio-pci > " + dir + "/driver_override");
@@ -35,9 +57,12 @@ final class Commands {
 
     /**
      * Gives {@code functions} to vfio-pci at every boot: vfio-pci claims their ids before their
-     * host drivers load. Every function with those ids goes to vfio-pci, not only these.
+     * host drivers load. Every function with those ids goes to vfio-pci, not only these. A
+     * built-in vfio-pci reads its ids from the kernel command line only ({@code /etc/modprobe.d}
+     * is for modules); a kernel without vfio-pci gets nothing.
      */
-    static List<String> bindForGood(List<PciFunction> functions) {
+    static List<String> bindForGood(List<PciFunction> functions, KernelSupport.VfioPciRoute route, boolean builtIn) {
+        if (route == KernelSupport.VfioPciRoute.NONE) return List.of();
         TreeSet<String> ids = new TreeSet<>();
         TreeSet<String> modules = new TreeSet<>();
         for (PciFunction f : functions) {
@@ -45,6 +70,7 @@ final class Commands {
             f.driver().filter(d -> !NOT_MODULES.contains(d)).ifPresent(d -> modules.add(MODULE_OF_DRIVER.getOrDefault(d, d.replace('-', '_'))));
         }
         String idList = String.join(",", ids);
+        if (builtIn) return addKernelArgs("vfio-pci.ids=" + idList);
         List<String> lines = new ArrayList<>();
         lines.add("echo 'options vfio-pci ids=" + idList + "' > /etc/modprobe.d/vfio-pci.conf");
         for (String m : modules) lines.add("echo 'softdep " + m + " pre: vfio-pci' >> /etc/modprobe.d/vfio-pci.conf");

@@ -3,6 +3,7 @@ package io.vfiodp.doctor;
 import io.vfiodp.host.IommuGroup;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.PciFunction;
+import io.vfiodp.host.ScanProblem;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -36,8 +37,13 @@ final class CompanionsCheck implements DeviceCheck {
             Optional<PciFunction> m = node.host().function(a);
             if (!a.equals(f.address()) && m.isPresent() && !m.get().isPciBridge()) mates.add(m.get());
         }
-        if (mates.isEmpty()) return new Outcome.Ok("none: alone in IOMMU group " + group);
         List<PciFunction> elsewhere = mates.stream().filter(m -> !Devices.sameSlot(m.address(), f.address())).toList();
+        Optional<ScanProblem> unread = node.host().group(group).flatMap(IommuGroup::membersUnread);
+        if (elsewhere.isEmpty() && unread.isPresent()) {
+            return new Outcome.Warn("not known: IOMMU group " + group + "'s members could not be read (" + node.roots().sys(unread.get().path())
+                    + ": " + unread.get().reason() + ")", Fix.advice("run doctor where --sysfs-root is the host's /sys, readable"));
+        }
+        if (mates.isEmpty()) return new Outcome.Ok("none: alone in IOMMU group " + group);
         if (elsewhere.isEmpty()) {
             return new Outcome.Ok("its own functions travel with it: " + mates.stream().map(Devices::named).collect(Collectors.joining(", ")));
         }

@@ -39,8 +39,7 @@ final class DriverCheck implements DeviceCheck {
         f.iommuGroup().ifPresent(g -> GroupViability.blockingMates(node.host(), g, f.address()).stream()
                 .filter(m -> !m.isPciBridge()).forEach(forGood::add));
         String holders = f.isBoundTo("nvidia") ? "; stop what holds it first (nvidia-persistenced, a display server, DCGM)" : "";
-        return new Outcome.Warn(detail, new Fix("move it to vfio-pci to pass it through" + holders + ". For good, vfio-pci claims its ids"
-                + (forGood.size() > 1 ? " and its group's" : "") + " at boot: every device with them goes to vfio-pci",
-                Commands.bindNow(List.of(f), node.vfioPciRegistered()), Commands.bindForGood(forGood)));
+        return new Outcome.Warn(detail, Commands.moveToVfioPci(node, "move it to vfio-pci to pass it through" + holders + ". For good, vfio-pci claims its"
+                + " ids" + (forGood.size() > 1 ? " and its group's" : "") + " at boot: every device with them goes to vfio-pci", List.of(f), forGood));
     }
 }

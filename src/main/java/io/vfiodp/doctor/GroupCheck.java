@@ -1,6 +1,8 @@
 package io.vfiodp.doctor;
 
+import io.vfiodp.host.IommuGroup;
 import io.vfiodp.host.PciFunction;
+import io.vfiodp.host.ScanProblem;
 import io.vfiodp.policy.GroupViability;
 import io.vfiodp.policy.PolicyEngine;
 import java.util.List;
@@ -35,8 +37,15 @@ final class GroupCheck implements DeviceCheck {
         List<PciFunction> blocking = GroupViability.blockingMates(node.host(), group, f.address());
         if (!blocking.isEmpty()) {
             return new Outcome.Warn("IOMMU group " + group + " is not viable: " + blocking.stream().map(Devices::withDriver).collect(Collectors.joining(", ")),
-                    new Fix("move " + (blocking.size() == 1 ? "it" : "them") + " to vfio-pci too: VFIO hands a group out only while no member is"
-                            + " on a host driver", Commands.bindNow(blocking, node.vfioPciRegistered()), Commands.bindForGood(blocking)));
+                    Commands.moveToVfioPci(node, "move " + (blocking.size() == 1 ? "it" : "them") + " to vfio-pci too: VFIO hands a group out only while no"
+                            + " member is on a host driver", blocking, blocking));
+        }
+        Optional<ScanProblem> unread = node.host().group(group).flatMap(IommuGroup::membersUnread);
+        if (unread.isPresent()) {
+            return new Outcome.Warn("IOMMU group " + group + "'s members could not be read: " + node.roots().sys(unread.get().path()) + ": "
+                    + unread.get().reason() + ": none of them is on a host driver, but a member not seen may be",
+                    Fix.advice("run doctor where --sysfs-root is the host's /sys, readable; VFIO hands a group out only while no member is on"
+                            + " a host driver"));
         }
         boolean onVfio = f.driver().map(PolicyEngine::isVfioDriver).orElse(false);
         if (onVfio && !node.host().devNodes().hasGroupNode(group)) {

@@ -21,10 +21,10 @@ final class InterruptRemappingCheck implements Check {
 
     @Override
     public List<Finding> run(NodeView node) {
-        return List.of(Finding.of(ID, outcome(node.kernel())));
+        return List.of(Finding.of(ID, outcome(node.kernel(), Platform.of(node.kernel().machine(), node.roots()))));
     }
 
-    private static Outcome outcome(KernelFacts kernel) {
+    private static Outcome outcome(KernelFacts kernel, Platform platform) {
         if (!(kernel.interrupts() instanceof Reading.Found<KernelFacts.InterruptChips>(KernelFacts.InterruptChips chips))) {
             return new Outcome.Warn("cannot tell: " + CommandLineCheck.describe(kernel.interrupts()),
                     Fix.advice("run doctor where --proc-root is the host's /proc"));
@@ -37,7 +37,7 @@ final class InterruptRemappingCheck implements Check {
                     Fix.advice("run doctor again once a device has taken an interrupt"));
         }
         String off = "off: interrupts go through " + chips.direct().get() + " unremapped (/proc/interrupts)";
-        Fix fix = fix(kernel);
+        Fix fix = fix(kernel, platform);
         if (UnsafeInterruptsCheck.allowed(kernel)) {
             return new Outcome.Warn(off + "; VFIO still takes devices because allow_unsafe_interrupts is set, so a VM's device can"
                     + " send the host interrupts", fix);
@@ -45,7 +45,7 @@ final class InterruptRemappingCheck implements Check {
         return new Outcome.Fail(off + "; VFIO refuses to attach a group without it (\"No interrupt remapping support\")", fix);
     }
 
-    private static Fix fix(KernelFacts kernel) {
+    private static Fix fix(KernelFacts kernel, Platform platform) {
         Optional<String> switchedOff = kernel.commandLine().known().flatMap(c -> KernelArgs.parse(c).remappingOff());
         if (switchedOff.isPresent()) {
             return Fix.forGood("remove " + switchedOff.get() + " from the kernel command line and reboot", Commands.removeKernelArg(switchedOff.get()));
@@ -55,9 +55,22 @@ final class InterruptRemappingCheck implements Check {
             if (u.ecap().known().map(e -> (e & ECAP_IR) != 0).orElse(false)) supporting.add(u.name());
         }
         String hardware = supporting.isEmpty() ? "" : " (" + String.join(", ", supporting) + " support it: ecap bit 3)";
-        return new Fix("turn interrupt remapping on in the firmware setup (with VT-d or AMD-Vi; some firmware lists it as x2APIC or"
-                + " Interrupt Remapping)" + hardware + "; only where the platform has none, let VFIO go without it, and know that a VM's"
-                + " device can then send the host interrupts",
-                List.of(), List.of("echo 'options vfio_iommu_type1 allow_unsafe_interrupts=1' > /etc/modprobe.d/vfio-unsafe-interrupts.conf"));
+        String turnOn = platform.virtual()
+                ? "the hypervisor's virtual IOMMU must remap interrupts, which no setting inside the virtual machine can change: on QEMU/KVM,"
+                        + " -device intel-iommu,intremap=on,caching-mode=on with -machine q35,kernel-irqchip=split (see iommu)"
+                : "turn interrupt remapping on in the firmware setup (with VT-d or AMD-Vi; some firmware lists it as x2APIC or"
+                        + " Interrupt Remapping)";
+        return new Fix(turnOn + hardware + "; only where the platform has none, let VFIO go without it, and know that a VM's"
+                + " device can then send the host interrupts", List.of(), allowUnsafe(KernelSupport.of(kernel)));
+    }
+
+    /** What lets vfio_iommu_type1 go without remapping at every boot: its option where it loads as a module, the command line where built in. */
+    private static List<String> allowUnsafe(KernelSupport support) {
+        String option = VfioModulesCheck.TYPE1 + "." + VfioModulesCheck.ALLOW_UNSAFE + "=1";
+        return switch (support.provision(VfioModulesCheck.TYPE1)) {
+            case BUILT_IN -> Commands.addKernelArgs(option);
+            case ABSENT -> List.of();
+            case MODULE, UNKNOWN -> List.of("echo 'options vfio_iommu_type1 allow_unsafe_interrupts=1' > /etc/modprobe.d/vfio-unsafe-interrupts.conf");
+        };
     }
 }

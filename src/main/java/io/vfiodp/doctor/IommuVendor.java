@@ -8,6 +8,8 @@ import java.util.Set;
 enum IommuVendor {
     INTEL("Intel VT-d", "the ACPI DMAR table"),
     AMD("AMD-Vi", "the ACPI IVRS table"),
+    /** A hypervisor's paravirtual IOMMU, described to x86 guests by ACPI's VIOT table. */
+    VIRTIO("virtio-iommu", "the ACPI VIOT table"),
     UNKNOWN("an IOMMU", "an ACPI DMAR or IVRS table");
 
     private final String hardware;
@@ -30,6 +32,7 @@ enum IommuVendor {
         Set<String> tables = kernel.acpiTables().known().<Set<String>>map(t -> t).orElse(Set.of());
         if (tables.contains("DMAR")) return INTEL;
         if (tables.contains("IVRS")) return AMD;
+        if (tables.contains("VIOT")) return VIRTIO;
         for (KernelFacts.IommuUnit u : kernel.iommuUnits().known().orElse(List.of())) {
             if (u.driver().filter("intel-iommu"::equals).isPresent()) return INTEL;
             if (u.driver().filter("amd-iommu"::equals).isPresent()) return AMD;
@@ -40,8 +43,8 @@ enum IommuVendor {
         return UNKNOWN;
     }
 
-    /** Whether the firmware's tables are visible and describe this vendor's IOMMU. */
+    /** Whether the firmware's tables are visible and describe an IOMMU. */
     static boolean firmwareDescribes(KernelFacts kernel) {
-        return kernel.acpiTables().known().map(t -> t.contains("DMAR") || t.contains("IVRS")).orElse(false);
+        return kernel.acpiTables().known().map(t -> t.contains("DMAR") || t.contains("IVRS") || t.contains("VIOT")).orElse(false);
     }
 }

@@ -24,7 +24,15 @@ final class IommufdCheck implements Check {
             detail = "iommufd is loaded but no /dev/iommu is visible here: VMs use the container /dev/vfio/vfio"
                     + " (mount /dev/iommu into the pod for iommufd)";
         } else {
-            detail = "no iommufd (Linux 6.2+, CONFIG_IOMMUFD): VMs use the container /dev/vfio/vfio";
+            KernelSupport support = KernelSupport.of(node.kernel());
+            String option = KernelSupport.OPTION.get(VfioModulesCheck.IOMMUFD);
+            detail = switch (support.provision(VfioModulesCheck.IOMMUFD)) {
+                case ABSENT -> support.config().map(c -> "no iommufd: this kernel is built without it (" + option + " is not set in " + c.file() + ")")
+                        .orElse("no iommufd (Linux 6.2+, " + option + ")");
+                case MODULE -> "iommufd is a module of this kernel, not loaded";
+                case BUILT_IN -> "iommufd is built in, but no /dev/iommu is visible here (mount /dev/iommu into the pod for iommufd)";
+                case UNKNOWN -> "no iommufd (Linux 6.2+, " + option + ")";
+            } + ": VMs use the container /dev/vfio/vfio";
         }
         return List.of(Finding.of(ID, new Outcome.Ok(detail)));
     }

@@ -56,6 +56,20 @@ record KernelArgs(List<String> words) {
         return Optional.empty();
     }
 
+    /**
+     * The word that switches module loading off, if any: {@code nomodule} (the kernel's
+     * {@code modules_disabled}, a bool: bare, or with a true value).
+     */
+    Optional<String> modulesOff() {
+        for (String w : words) {
+            if (!name(w).equals("nomodule")) continue;
+            int eq = w.indexOf('=');
+            String value = eq < 0 ? "1" : w.substring(eq + 1).toLowerCase(Locale.ROOT);
+            if (value.equals("1") || value.equals("y") || value.equals("yes") || value.equals("on") || value.equals("true")) return Optional.of(w);
+        }
+        return Optional.empty();
+    }
+
     private static boolean hasValueIn(String word, String value) {
         int eq = word.indexOf('=');
         if (eq < 0) return false;

@@ -79,7 +79,8 @@ public final class NodeReader {
     /** A view on a snapshot and decision already made (serve's pass), with what the VFIO container answered. */
     public static NodeView view(DoctorSettings settings, HostSnapshot host, Reading<VfioAvailability> vfio, ConfigStatus config,
                                 Decided decided, Optional<KubeVirtCrReading> kubevirt) {
-        KernelFacts kernel = KernelFactsReader.read(settings.sysRoot(), settings.procRoot(), VfioModulesCheck.MODULES);
+        KernelFacts kernel = KernelFactsReader.read(settings.sysRoot(), settings.procRoot(), settings.bootRoot(), VfioModulesCheck.MODULES,
+                KernelSupport.CONFIG_OPTIONS);
         List<PciFunction> candidates = Devices.candidates(host, decided.permitted());
         return new NodeView(settings.roots(), kernel, host, vfio, config, decided.pciIds(), decided.policy(), decided.permittedFrom(), candidates,
                 ResetSupportReader.read(settings.sysRoot(), candidates.stream().map(PciFunction::address).toList()),

@@ -3,12 +3,25 @@ package io.vfiodp.host;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
-/** An IOMMU group and its member functions ({@code kernel/iommu_groups/<n>/devices}), sorted. */
-public record IommuGroup(int number, List<PciAddress> members) {
+/**
+ * An IOMMU group and its member functions ({@code kernel/iommu_groups/<n>/devices}), sorted.
+ *
+ * @param membersUnread why the group's own list of members could not be read, when it could not: the
+ *                      members are then the functions known to link to the group, and others may hide
+ */
+public record IommuGroup(int number, List<PciAddress> members, Optional<ScanProblem> membersUnread) {
     public IommuGroup {
         if (number < 0) throw new IllegalArgumentException("negative IOMMU group " + number);
         members = sortedDistinct(members);
+        Objects.requireNonNull(membersUnread, "membersUnread");
+    }
+
+    /** A group whose members were read from the kernel's list. */
+    public IommuGroup(int number, List<PciAddress> members) {
+        this(number, members, Optional.empty());
     }
 
     /**

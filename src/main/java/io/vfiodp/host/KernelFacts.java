@@ -26,6 +26,8 @@ import java.util.TreeMap;
  * @param commandLine  {@code /proc/cmdline}
  * @param interrupts   the interrupt chips {@code /proc/interrupts} names
  * @param cpuVendor    the first {@code vendor_id} of {@code /proc/cpuinfo} ({@code GenuineIntel}, {@code AuthenticAMD})
+ * @param machine      what tells a virtual machine from bare metal
+ * @param build        how the kernel was built: its release, configuration and module support
  */
 public record KernelFacts(
         Reading<List<IommuUnit>> iommuUnits,
@@ -36,7 +38,9 @@ public record KernelFacts(
         Reading<Integer> numaNodes,
         Reading<String> commandLine,
         Reading<InterruptChips> interrupts,
-        Reading<String> cpuVendor) {
+        Reading<String> cpuVendor,
+        Machine machine,
+        Build build) {
 
     public KernelFacts {
         Objects.requireNonNull(iommuUnits, "iommuUnits");
@@ -48,6 +52,8 @@ public record KernelFacts(
         Objects.requireNonNull(commandLine, "commandLine");
         Objects.requireNonNull(interrupts, "interrupts");
         Objects.requireNonNull(cpuVendor, "cpuVendor");
+        Objects.requireNonNull(machine, "machine");
+        Objects.requireNonNull(build, "build");
     }
 
     /**
@@ -64,8 +70,13 @@ public record KernelFacts(
             add(out, m);
             m.known().ifPresent(found -> found.parameters().values().forEach(p -> add(out, p)));
         });
-        for (Reading<?> r : List.of(pciDrivers, numaNodes, commandLine, interrupts, cpuVendor)) add(out, r);
-        return List.copyOf(out);
+        for (Reading<?> r : List.of(pciDrivers, numaNodes, commandLine, interrupts, cpuVendor, machine.hypervisorFlag())) add(out, r);
+        machine.dmi().values().forEach(r -> add(out, r));
+        for (Reading<?> r : List.of(machine.hypervisorType(), build.release(), build.config(), build.moduleList(), build.modulesDisabled())) {
+            add(out, r);
+        }
+        // one unreadable file may stand behind two facts (/proc/cpuinfo's vendor and flags): named once
+        return out.stream().distinct().toList();
     }
 
     private static void add(List<Reading.Unreadable<?>> out, Reading<?> r) {
@@ -98,12 +109,71 @@ public record KernelFacts(
     /**
      * A module as {@code module/<name>} shows it: loaded, or built in with parameters.
      *
+     * @param builtIn    built into the kernel: its directory has no {@code initstate}, which only a loaded module's has
      * @param parameters the parameters asked for, by name
      */
-    public record KernelModule(String name, SortedMap<String, Reading<String>> parameters) {
+    public record KernelModule(String name, boolean builtIn, SortedMap<String, Reading<String>> parameters) {
         public KernelModule {
             Objects.requireNonNull(name, "name");
             parameters = Collections.unmodifiableSortedMap(new TreeMap<>(parameters));
+        }
+    }
+
+    /**
+     * What tells a virtual machine from bare metal.
+     *
+     * @param hypervisorFlag the {@code hypervisor} flag on the first {@code flags} line of {@code /proc/cpuinfo}: x86 CPUs
+     *                       show it under a hypervisor (CPUID leaf 1, ECX bit 31); absent where cpuinfo has no
+     *                       {@code flags} line (arm64)
+     * @param dmi            the DMI fields asked for ({@code class/dmi/id/sys_vendor}, {@code product_name}, ...), by
+     *                       name; each absent where the machine has no DMI (firecracker, many arm64 boards)
+     * @param hypervisorType {@code hypervisor/type}, which names the hypervisor a Xen guest runs on
+     */
+    public record Machine(Reading<Boolean> hypervisorFlag, SortedMap<String, Reading<String>> dmi, Reading<String> hypervisorType) {
+        public Machine {
+            Objects.requireNonNull(hypervisorFlag, "hypervisorFlag");
+            dmi = Collections.unmodifiableSortedMap(new TreeMap<>(dmi));
+            Objects.requireNonNull(hypervisorType, "hypervisorType");
+        }
+    }
+
+    /**
+     * How the running kernel was built, and whether it can load modules.
+     *
+     * @param release         {@code /proc/sys/kernel/osrelease}, what {@code uname -r} prints
+     * @param config          the build options asked for, from {@code /proc/config.gz}, else from
+     *                        {@code /boot/config-<release>}; absent where neither exists, naming both files
+     *                        looked for, joined by {@code " and "}
+     * @param moduleList      found (true) where {@code /proc/modules} exists, absent naming it where not: a kernel
+     *                        without module support ({@code CONFIG_MODULES} unset) has none
+     * @param modulesDisabled {@code /proc/sys/kernel/modules_disabled}: {@code 1} once module loading is switched
+     *                        off ({@code nomodule} on the command line, or the sysctl), until the next boot
+     */
+    public record Build(Reading<String> release, Reading<KernelConfig> config, Reading<Boolean> moduleList, Reading<String> modulesDisabled) {
+        public Build {
+            Objects.requireNonNull(release, "release");
+            Objects.requireNonNull(config, "config");
+            Objects.requireNonNull(moduleList, "moduleList");
+            Objects.requireNonNull(modulesDisabled, "modulesDisabled");
+        }
+    }
+
+    /**
+     * The kernel's build configuration, as far as asked.
+     *
+     * @param file    the file it was read from, as named to an operator
+     * @param options the options asked for that are set, with their values ({@code y} built in, {@code m} a
+     *                module); an option that is not set ({@code # CONFIG_X is not set}, or not there) is not in it
+     */
+    public record KernelConfig(String file, SortedMap<String, String> options) {
+        public KernelConfig {
+            Objects.requireNonNull(file, "file");
+            options = Collections.unmodifiableSortedMap(new TreeMap<>(options));
+        }
+
+        /** The value of {@code option} ({@code CONFIG_VFIO}), empty when it is not set. */
+        public Optional<String> value(String option) {
+            return Optional.ofNullable(options.get(option));
         }
     }
 

@@ -168,7 +168,7 @@ public final class ServeApp implements AutoCloseable {
 
     /** What doctor reads inside serve: serve's own roots and directories. */
     static DoctorSettings doctorSettings(ServeConfig config) {
-        return new DoctorSettings(config.sysfsRoot(), config.devRoot(), config.procRoot(), config.pciIds(), config.config(),
+        return new DoctorSettings(config.sysfsRoot(), config.devRoot(), config.procRoot(), Optional.empty(), config.pciIds(), config.config(),
                 new KubeletPaths(config.devicePluginDir(), config.dra().enabled(), config.dra().registryDir(), config.dra().cdiDir()));
     }
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.FieldSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -27,6 +28,7 @@ class DoctorCommandTest {
                 "--sysfs-root", SysfsFixtures.sys(node).toString(),
                 "--dev-root", SysfsFixtures.dev(node).toString(),
                 "--proc-root", SysfsFixtures.committedRoot().resolve(node).resolve("proc").toString(),
+                "--boot-root", SysfsFixtures.committedRoot().resolve(node).resolve("boot").toString(),
                 "--pci-ids", InventoryCommandTest.PCI_IDS.toString(),
                 "--device-plugin-dir", NO_KUBELET.toString(),
                 "--dra-registry-dir", "/nonexistent/plugins_registry",
@@ -37,7 +39,7 @@ class DoctorCommandTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"doctor-ready", "doctor-iommu-off", "doctor-amd-shared", "doctor-odd"})
+    @FieldSource("io.vfiodp.host.fixtures.DoctorNodes#NODES")
     void linesPerFixtureNode(String node) throws IOException {
         InventoryCommandTest.Run run = doctor(node);
 
@@ -54,6 +56,42 @@ class DoctorCommandTest {
         assertThat(json.get("verdict").asString()).isEqualTo("not-ready");
         assertThat(json.get("exitCode").asInt()).isEqualTo(2);
         GoldenFile.assertMatches(GoldenFile.dir("doctor"), "doctor-amd-shared.json", run.out());
+    }
+
+    /**
+     * The machine of issue 35 (a firecracker VM on AMD without an IOMMU, its kernel without VFIO and
+     * without modules) and a bare-metal server whose kernel has neither, its configuration not
+     * exposed: the fixes ask for what the machine can do, a hypervisor's vIOMMU and a kernel with
+     * VFIO, and never for a firmware setting inside a VM or a modprobe on a kernel that cannot load it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"doctor-vm-firecracker", "doctor-no-vfio"})
+    void jsonOfAKernelWithoutVfioGivesTheFixesThatMachineCanTake(String node) throws IOException {
+        InventoryCommandTest.Run run = doctor(node, "--json");
+        JsonNode json = new ObjectMapper().readTree(run.out());
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        GoldenFile.assertMatches(GoldenFile.dir("doctor"), node + ".json", run.out());
+        assertThat(check(json, "vfio.modules").get("detail").asString()).startsWith("absent: this kernel cannot pass devices through: ");
+        assertThat(check(json, "vfio.modules").get("fix").get("advice").asString()).startsWith("boot a kernel built with CONFIG_VFIO,");
+        for (JsonNode c : json.get("checks")) {
+            assertThat(c.get("fix").toString()).as("%s", c).doesNotContain("modprobe").doesNotContain("modules-load.d");
+        }
+        if (node.equals("doctor-vm-firecracker")) {
+            assertThat(check(json, "host.machine").get("detail").asString()).startsWith("a virtual machine: the CPU's hypervisor flag");
+            assertThat(check(json, "iommu").get("fix").get("advice").asString())
+                    .contains("-device intel-iommu,intremap=on,caching-mode=on", "-machine q35,kernel-irqchip=split", "virtio-iommu",
+                            "a bare-metal or passthrough-capable instance")
+                    .doesNotContain("firmware setup");
+            assertThat(check(json, "iommu.interrupt-remapping").get("fix").get("advice").asString()).doesNotContain("firmware setup");
+        }
+    }
+
+    private static JsonNode check(JsonNode report, String name) {
+        for (JsonNode c : report.get("checks")) {
+            if (c.get("check").asString().equals(name)) return c;
+        }
+        throw new AssertionError("no check " + name + " in " + report);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static io.vfiodp.doctor.Nodes.view;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.PciFunction;
+import io.vfiodp.host.fixtures.Trees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +33,26 @@ class DeviceChecksTest {
 
         assertThat(view("t4-numa", config).candidates()).extracting(PciFunction::vendorDevice)
                 .containsExactly("10de:1eb8", "10de:1eb8", "10de:20b5", "8086:0a54", "10de:1eb8", "10de:1eb8");
+    }
+
+    @Test
+    void aGroupWhoseMembersCannotBeReadIsNotCalledViableNorAloneAndItsFileIsNamed(@TempDir Path dir) throws IOException {
+        Path node = dir.resolve("doctor-ready");
+        Trees.copy(Nodes.root("doctor-ready"), node);
+        Path devices = node.resolve("sys/kernel/iommu_groups/21/devices");
+        Trees.deleteRecursively(devices);
+        Files.writeString(devices, "0000:18:00.0\n");
+        NodeView v = Nodes.viewAt(node);
+        String unread = devices + ": not a directory (resolves to kernel/iommu_groups/21/devices); members taken from the functions linking"
+                + " to the group";
+
+        assertThat(about(new GroupCheck(), v, "0000:18:00.0")).isEqualTo(new Outcome.Warn("IOMMU group 21's members could not be read: " + unread
+                + ": none of them is on a host driver, but a member not seen may be", Fix.advice("run doctor where --sysfs-root is the host's"
+                + " /sys, readable; VFIO hands a group out only while no member is on a host driver")));
+        assertThat(about(new CompanionsCheck(), v, "0000:18:00.0")).isEqualTo(new Outcome.Warn("not known: IOMMU group 21's members could not"
+                + " be read (" + unread + ")", Fix.advice("run doctor where --sysfs-root is the host's /sys, readable")));
+        // the other T4's group was read: alone in it, as before
+        assertThat(about(new GroupCheck(), v, "0000:af:00.0")).isEqualTo(new Outcome.Ok("IOMMU group 61 is viable (the device is alone in it)"));
     }
 
     @Test

@@ -45,7 +45,7 @@ public final class DoctorBench {
             LargeHostTree.write(dir, LargeHostTree.Shape.BENCHMARK);
             kernel(new KernelLayer(new SysfsTreeWriter(dir)));
             Path plugins = Files.createDirectories(dir.resolve("device-plugins"));
-            DoctorSettings settings = new DoctorSettings(dir.resolve("sys"), dir.resolve("dev"), dir.resolve("proc"), Optional.empty(),
+            DoctorSettings settings = new DoctorSettings(dir.resolve("sys"), dir.resolve("dev"), dir.resolve("proc"), Optional.empty(), Optional.empty(),
                     Optional.empty(), new KubeletPaths(plugins, false, dir.resolve("plugins_registry"), dir.resolve("cdi")));
             VfioProbe vfio = devRoot -> new Reading.Found<>(new VfioAvailability.Available(0, true, true));
 

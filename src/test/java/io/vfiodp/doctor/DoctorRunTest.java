@@ -28,7 +28,7 @@ class DoctorRunTest {
         StringWriter out = new StringWriter();
 
         assertThat(run("doctor-ready", out)).isZero();
-        assertThat(out.toString()).endsWith("ready: 0 fail, 0 warn, 24 ok\n");
+        assertThat(out.toString()).endsWith("ready: 0 fail, 0 warn, 26 ok\n");
     }
 
     @Test
@@ -36,7 +36,7 @@ class DoctorRunTest {
         StringWriter out = new StringWriter();
 
         assertThat(run("doctor-amd-shared", out)).isEqualTo(1);
-        assertThat(out.toString()).endsWith("ready, with warnings: 0 fail, 9 warn, 31 ok\n");
+        assertThat(out.toString()).endsWith("ready, with warnings: 0 fail, 9 warn, 33 ok\n");
     }
 
     @Test

@@ -26,12 +26,12 @@ class InputsAndScanCheckTest {
         Outcome scan = outcome(new ScanCheck(), view("doctor-odd"));
 
         assertThat(scan).isInstanceOf(Outcome.Warn.class);
-        assertThat(scan.detail()).isEqualTo("read 5 PCI functions, 5 IOMMU groups with them, 0 mdevs; skipped 6 entries: "
+        assertThat(scan.detail()).isEqualTo("read 5 PCI functions, 5 IOMMU groups with them, 0 mdevs; skipped 7 entries: "
                 + Nodes.file("doctor-odd", "sys/class/iommu/dmar0") + ": dangling link (devices/virtual/iommu/dmar9 does not exist); "
                 + Nodes.file("doctor-odd", "sys/class/iommu/dmar1/intel-iommu/ecap") + ": not a hexadecimal register value: 'zz'; "
                 + Nodes.file("doctor-odd", "sys/firmware/acpi/tables") + ": link leads outside the scanned root; "
                 + Nodes.file("doctor-odd", "sys/devices/system/node") + ": not a directory; "
-                + Nodes.file("doctor-odd", "proc/cmdline") + ": not UTF-8 text; and 1 more");
+                + Nodes.file("doctor-odd", "proc/cmdline") + ": not UTF-8 text; and 2 more");
     }
 
     @Test
@@ -84,7 +84,7 @@ class InputsAndScanCheckTest {
     void aPciIdsFileThatCannotBeReadWarnsAndTheCopyInTheJarNamesTheDevices() {
         Path missing = dir.resolve("pci.ids");
         NodeView v = NodeReader.read(new DoctorSettings(Nodes.root("doctor-ready").resolve("sys"), Nodes.root("doctor-ready").resolve("dev"),
-                Nodes.root("doctor-ready").resolve("proc"), Optional.of(missing), Optional.empty(), Nodes.NO_KUBELET), Nodes.AVAILABLE,
+                Nodes.root("doctor-ready").resolve("proc"), Optional.empty(), Optional.of(missing), Optional.empty(), Nodes.NO_KUBELET), Nodes.AVAILABLE,
                 Optional::empty);
 
         assertThat(new InputsCheck().run(v).get(1).outcome()).isInstanceOf(Outcome.Warn.class).extracting(Outcome::detail).asString()

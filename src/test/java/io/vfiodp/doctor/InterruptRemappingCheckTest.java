@@ -20,7 +20,7 @@ class InterruptRemappingCheckTest {
 
     private static KernelFacts withInterrupts(KernelFacts k, KernelFacts.InterruptChips chips) {
         return new KernelFacts(k.iommuUnits(), k.iommuGroups(), k.acpiTables(), k.modules(), k.pciDrivers(), k.numaNodes(), k.commandLine(),
-                new Reading.Found<>(chips), k.cpuVendor());
+                new Reading.Found<>(chips), k.cpuVendor(), k.machine(), k.build());
     }
 
     @Test

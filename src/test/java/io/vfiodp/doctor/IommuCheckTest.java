@@ -57,7 +57,8 @@ class IommuCheckTest {
         var v = view("doctor-ready");
         var k = v.kernel();
         var broken = withKernel(v, new io.vfiodp.host.KernelFacts(k.iommuUnits(), new Reading.Unreadable<>("/sys/kernel/iommu_groups",
-                "permission denied"), k.acpiTables(), k.modules(), k.pciDrivers(), k.numaNodes(), k.commandLine(), k.interrupts(), k.cpuVendor()));
+                "permission denied"), k.acpiTables(), k.modules(), k.pciDrivers(), k.numaNodes(), k.commandLine(), k.interrupts(), k.cpuVendor(),
+                k.machine(), k.build()));
 
         assertThat(outcome(check, broken)).isEqualTo(new Outcome.Warn(
                 "cannot tell whether the IOMMU is on: /sys/kernel/iommu_groups: permission denied",

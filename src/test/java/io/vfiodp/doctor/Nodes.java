@@ -41,12 +41,19 @@ final class Nodes {
     }
 
     static DoctorSettings settings(String node, Optional<Path> config, KubeletPaths kubelet) {
-        return new DoctorSettings(root(node).resolve("sys"), root(node).resolve("dev"), root(node).resolve("proc"), Optional.of(PCI_IDS),
+        return new DoctorSettings(root(node).resolve("sys"), root(node).resolve("dev"), root(node).resolve("proc"),
+                Optional.of(root(node).resolve("boot")), Optional.of(PCI_IDS),
                 config, kubelet);
     }
 
     static NodeView view(String node) {
         return NodeReader.read(settings(node, Optional.empty(), NO_KUBELET), AVAILABLE, Optional::empty);
+    }
+
+    /** The view of a node's trees copied to {@code nodeDir} (and changed there). */
+    static NodeView viewAt(Path nodeDir) {
+        return NodeReader.read(new DoctorSettings(nodeDir.resolve("sys"), nodeDir.resolve("dev"), nodeDir.resolve("proc"),
+                Optional.of(nodeDir.resolve("boot")), Optional.of(PCI_IDS), Optional.empty(), NO_KUBELET), AVAILABLE, Optional::empty);
     }
 
     static NodeView view(String node, Path config) {
@@ -72,13 +79,50 @@ final class Nodes {
     /** The same kernel with another command line. */
     static KernelFacts withCommandLine(KernelFacts k, String cmdline) {
         return new KernelFacts(k.iommuUnits(), k.iommuGroups(), k.acpiTables(), k.modules(), k.pciDrivers(), k.numaNodes(),
-                new Reading.Found<>(cmdline), k.interrupts(), k.cpuVendor());
+                new Reading.Found<>(cmdline), k.interrupts(), k.cpuVendor(), k.machine(), k.build());
     }
 
     /** The same kernel with other ACPI tables. */
     static KernelFacts withAcpiTables(KernelFacts k, Reading<java.util.SortedSet<String>> tables) {
         return new KernelFacts(k.iommuUnits(), k.iommuGroups(), tables, k.modules(), k.pciDrivers(), k.numaNodes(), k.commandLine(),
-                k.interrupts(), k.cpuVendor());
+                k.interrupts(), k.cpuVendor(), k.machine(), k.build());
+    }
+
+    /** The same kernel on another machine. */
+    static KernelFacts withMachine(KernelFacts k, KernelFacts.Machine machine) {
+        return new KernelFacts(k.iommuUnits(), k.iommuGroups(), k.acpiTables(), k.modules(), k.pciDrivers(), k.numaNodes(), k.commandLine(),
+                k.interrupts(), k.cpuVendor(), machine, k.build());
+    }
+
+    /** The same kernel built otherwise. */
+    static KernelFacts withBuild(KernelFacts k, KernelFacts.Build build) {
+        return new KernelFacts(k.iommuUnits(), k.iommuGroups(), k.acpiTables(), k.modules(), k.pciDrivers(), k.numaNodes(), k.commandLine(),
+                k.interrupts(), k.cpuVendor(), k.machine(), build);
+    }
+
+    /** The same kernel with other modules and PCI drivers registered. */
+    static KernelFacts withModules(KernelFacts k, java.util.SortedMap<String, Reading<KernelFacts.KernelModule>> modules,
+                                   Reading<java.util.SortedSet<String>> pciDrivers) {
+        return new KernelFacts(k.iommuUnits(), k.iommuGroups(), k.acpiTables(), modules, pciDrivers, k.numaNodes(), k.commandLine(),
+                k.interrupts(), k.cpuVendor(), k.machine(), k.build());
+    }
+
+    /**
+     * A build whose configuration, read from {@code /boot/config-test}, sets {@code options} (name, value, name, value ...;
+     * none: a configuration that sets nothing asked for); with {@code /proc/modules} or without, and modules_disabled.
+     */
+    static KernelFacts.Build build(boolean moduleList, String modulesDisabled, String... options) {
+        java.util.SortedMap<String, String> set = new java.util.TreeMap<>();
+        for (int i = 0; i < options.length; i += 2) set.put(options[i], options[i + 1]);
+        return new KernelFacts.Build(new Reading.Found<>("test"), new Reading.Found<>(new KernelFacts.KernelConfig("/boot/config-test", set)),
+                moduleList ? new Reading.Found<>(true) : new Reading.Absent<>("/proc/modules"), new Reading.Found<>(modulesDisabled));
+    }
+
+    /** A build whose configuration is exposed nowhere. */
+    static KernelFacts.Build unexposedBuild(boolean moduleList) {
+        return new KernelFacts.Build(new Reading.Found<>("test"), new Reading.Absent<>("/proc/config.gz and /boot/config-test"),
+                moduleList ? new Reading.Found<>(true) : new Reading.Absent<>("/proc/modules"),
+                moduleList ? new Reading.Found<>("0") : new Reading.Absent<>("/proc/sys/kernel/modules_disabled"));
     }
 
     /** The one finding of a node-wide check. */

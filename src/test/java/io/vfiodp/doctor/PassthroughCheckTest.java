@@ -36,7 +36,7 @@ class PassthroughCheckTest {
     void aNodeWithoutCandidatesSaysThereIsNothingToPassThrough(@TempDir Path empty) throws IOException {
         Files.createDirectories(empty.resolve("sys/bus/pci/devices"));
         NodeView v = NodeReader.read(new DoctorSettings(empty.resolve("sys"), Nodes.root("doctor-ready").resolve("dev"),
-                Nodes.root("doctor-ready").resolve("proc"), Optional.of(Nodes.PCI_IDS), Optional.empty(), Nodes.NO_KUBELET),
+                Nodes.root("doctor-ready").resolve("proc"), Optional.empty(), Optional.of(Nodes.PCI_IDS), Optional.empty(), Nodes.NO_KUBELET),
                 Nodes.AVAILABLE, Optional::empty);
 
         assertThat(outcome(check, v).detail())

@@ -69,7 +69,7 @@ class PassthroughWatchTest {
 
             assertThat(ready.nothingToPassThrough()).isEmpty();
             assertThat(told).containsExactly(new Standing(true, List.of()));
-            assertThat(ready.tellFirstPass()).hasValue("doctor: ready: 0 fail, 0 warn, 24 ok");
+            assertThat(ready.tellFirstPass()).hasValue("doctor: ready: 0 fail, 0 warn, 26 ok");
         }
     }
 

@@ -23,7 +23,9 @@ class VfioChecksTest {
     void missingModulesFailWithTheCommandsThatLoadThemNowAndAtBoot() {
         NodeView v = withVfio(view("doctor-iommu-off"), new Reading.Found<>(new VfioAvailability.Unavailable("/dev/vfio/vfio does not exist")));
 
-        assertThat(outcome(new VfioModulesCheck(), v)).isEqualTo(new Outcome.Fail("not loaded: vfio, vfio_pci, vfio_iommu_type1",
+        assertThat(outcome(new VfioModulesCheck(), v)).isEqualTo(new Outcome.Fail("not loaded: vfio, vfio_pci, vfio_iommu_type1 (modules of"
+                + " this kernel: CONFIG_VFIO=m, CONFIG_VFIO_PCI=m, CONFIG_VFIO_IOMMU_TYPE1=m in "
+                + Nodes.file("doctor-iommu-off", "boot/config-5.15.0-119-generic") + ")",
                 new Fix("load them now, and at every boot", List.of("modprobe -a vfio vfio_pci vfio_iommu_type1"),
                         List.of("printf '%s\\n' vfio vfio_pci vfio_iommu_type1 > /etc/modules-load.d/vfio.conf"))));
     }
@@ -41,7 +43,7 @@ class VfioChecksTest {
 
         assertThat(outcome(new VfioContainerCheck(), v)).isEqualTo(new Outcome.Fail(
                 "/dev/vfio/vfio: no type1 IOMMU backend (is the vfio_iommu_type1 module loaded?)",
-                Fix.advice("load the VFIO modules (see vfio.modules); in a pod, mount the host's /dev/vfio")));
+                Fix.advice("see vfio.modules for VFIO itself; in a pod, mount the host's /dev/vfio")));
     }
 
     @Test

@@ -19,7 +19,7 @@ class VfioProbeTest {
     @Test
     void aMissingContainerIsTheChecksAnswer() {
         assertThat(VfioProbe.ioctls().ask(dev)).isEqualTo(new Reading.Found<>(new VfioAvailability.Unavailable(
-                dev.resolve("vfio/vfio") + " does not exist (vfio module not loaded, or /dev not mounted)")));
+                dev.resolve("vfio/vfio") + " does not exist (VFIO not running, or /dev not mounted)")));
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.vfiodp.kernel;
 
 import io.vfiodp.host.fixtures.Trees;
+import io.vfiodp.kernel.guest.Pace;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +44,13 @@ final class Guest implements AutoCloseable {
     /** The root ports left empty for hot-plug, and where a device plugged into them appears. */
     static final Map<String, String> HOTPLUG_PORTS = Map.of("rp5", "0000:06:00.0", "rp6", "0000:07:00.0");
 
+    /**
+     * Until the command channel: fixed, since the boot is what measures the pace. About forty
+     * quiet boots (Pace.QUIET_BOOT), which a machine at a load of 13 on two cores stays well within.
+     */
     private static final Duration BOOT = Duration.ofMinutes(3);
+    private static final Duration SOCKETS = Duration.ofSeconds(30);
+    /** One command on the channel on a quiet machine (a JVM's start and work in the guest among them); paced. */
     private static final Duration COMMAND = Duration.ofMinutes(4);
 
     private final GuestImage image;
@@ -52,6 +59,7 @@ final class Guest implements AutoCloseable {
     private final GuestShell shell;
     private final Qmp qmp;
     private final Duration bootTime;
+    private final Pace pace;
 
     private Guest(GuestImage image, Path dir, Process qemu, GuestShell shell, Qmp qmp, Duration bootTime) {
         this.image = image;
@@ -60,6 +68,9 @@ final class Guest implements AutoCloseable {
         this.shell = shell;
         this.qmp = qmp;
         this.bootTime = bootTime;
+        this.pace = Pace.ofBoot(bootTime);
+        qmp.answerWithin(pace.scale(Qmp.ANSWER));
+        System.out.printf("real kernel: the guest booted in %.1f s: %s pace%n", bootTime.toMillis() / 1e3, pace);
     }
 
     static Guest boot(GuestImage image) throws IOException, InterruptedException {
@@ -96,9 +107,10 @@ final class Guest implements AutoCloseable {
         GuestShell shell = null;
         Qmp qmp = null;
         try {
-            // QEMU waits for this connection (wait=on) before it starts the guest
-            shell = new GuestShell(LineChannel.connect("command", dir.resolve("command.sock"), Duration.ofSeconds(30), qemu));
-            qmp = Qmp.start(LineChannel.connect("qmp", dir.resolve("qmp.sock"), Duration.ofSeconds(30), qemu));
+            // QEMU waits for this connection (wait=on) before it starts the guest; it makes both sockets before it
+            // emulates anything, so TCG's pace does not apply and half a minute is ample
+            shell = new GuestShell(LineChannel.connect("command", dir.resolve("command.sock"), SOCKETS, qemu));
+            qmp = Qmp.start(LineChannel.connect("qmp", dir.resolve("qmp.sock"), SOCKETS, qemu));
             shell.awaitReady(BOOT);
             return new Guest(image, dir, qemu, shell, qmp, Duration.ofNanos(System.nanoTime() - start));
         } catch (IOException | RuntimeException e) {
@@ -120,12 +132,17 @@ final class Guest implements AutoCloseable {
         return bootTime;
     }
 
+    /** {@code quiet}, a wait's bound on a quiet machine, at this guest's pace (see {@link Pace}). */
+    Duration paced(Duration quiet) {
+        return pace.scale(quiet);
+    }
+
     Qmp qmp() {
         return qmp;
     }
 
     GuestShell.Result run(String script) throws IOException, InterruptedException {
-        return shell.run(script, COMMAND);
+        return shell.run(script, pace.scale(COMMAND));
     }
 
     /** Runs {@code script}; its output, or an AssertionError with the output and the console's end when it fails. */
@@ -138,11 +155,15 @@ final class Guest implements AutoCloseable {
         return r.output();
     }
 
-    /** The shell command line of the image's Java runtime with the jar, the test classes and the test kit, for guest-side programs. */
+    /**
+     * The shell command line of the image's Java runtime with the jar, the test classes and the test kit, for guest-side programs;
+     * they get this guest's pace, for their own waits.
+     */
     String java(String mainClass, String... args) {
         Path i = image.imageDir();
         StringBuilder b = new StringBuilder();
         b.append(i.resolve("runtime/bin/java")).append(" -Xmx128m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:off --enable-native-access=ALL-UNNAMED")
+                .append(' ').append(pace.jvmOption())
                 .append(" -Djava.library.path=").append(i.resolve("lib/native"))
                 .append(" -Djna.boot.library.path=").append(i.resolve("lib/native"))
                 .append(" -cp ").append(i.resolve("lib/vfio-device-plugin.jar")).append(":/opt/test-classes:/opt/kubelet-testkit.jar ")

@@ -17,11 +17,13 @@ import java.util.function.Predicate;
  */
 final class Qmp implements AutoCloseable {
 
-    private static final Duration ANSWER = Duration.ofSeconds(30);
+    /** An answer's bound on a quiet machine; the guest paces it once its boot is measured ({@link #answerWithin}). */
+    static final Duration ANSWER = Duration.ofSeconds(30);
 
     private final LineChannel channel;
     private final ObjectMapper json = new ObjectMapper();
     private final List<JsonNode> events = new ArrayList<>();
+    private Duration answer = ANSWER;
 
     private Qmp(LineChannel channel) {
         this.channel = channel;
@@ -42,15 +44,20 @@ final class Qmp implements AutoCloseable {
         if (!arguments.isEmpty()) request.set("arguments", json.valueToTree(arguments));
         channel.send(json.writeValueAsString(request));
         while (true) {
-            JsonNode answer = json.readTree(channel.next(ANSWER));
-            if (answer.has("event")) {
-                events.add(answer);
-            } else if (answer.has("return")) {
-                return answer.get("return");
-            } else if (answer.has("error")) {
-                throw new IOException("QMP " + command + " " + arguments + ": " + answer.get("error"));
+            JsonNode reply = json.readTree(channel.next(answer));
+            if (reply.has("event")) {
+                events.add(reply);
+            } else if (reply.has("return")) {
+                return reply.get("return");
+            } else if (reply.has("error")) {
+                throw new IOException("QMP " + command + " " + arguments + ": " + reply.get("error"));
             }
         }
+    }
+
+    /** How long to wait for each answer from now on: the guest's pace applied to {@link #ANSWER}. */
+    synchronized void answerWithin(Duration bound) {
+        answer = bound;
     }
 
     /** Waits for an event named {@code name} whose data matches, including ones already received; consumes it. */

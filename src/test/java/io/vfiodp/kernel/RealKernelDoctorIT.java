@@ -2,9 +2,14 @@ package io.vfiodp.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -104,6 +109,45 @@ class RealKernelDoctorIT {
                 "device.companions " + Guest.EDU_BEHIND_BRIDGE_1, "device.companions " + Guest.EDU_BEHIND_BRIDGE_2,
                 "device.reset " + Guest.EDU_BEHIND_BRIDGE_2, "kubelet.device-plugins ");
         assertThat(d.exit()).isEqualTo(1);
+    }
+
+    /**
+     * The guest is a QEMU virtual machine with a virtual Intel IOMMU, and Debian installs the
+     * kernel's configuration as /boot/config-<release> (the initramfs carries it; the cloud kernel
+     * has no /proc/config.gz): doctor says what the real file says of VFIO, and, since the modules
+     * are loaded, has nothing to fix there.
+     */
+    @Test
+    void doctorReadsTheMachineAndTheKernelsOwnConfiguration() throws Exception {
+        String release = guest.ok("uname -r").strip();
+        Path config = image.vmlinuz().resolveSibling("config-" + release);
+        Map<String, String> set = new TreeMap<>();
+        for (String line : Files.readAllLines(config)) {
+            int eq = line.indexOf('=');
+            if (line.startsWith("CONFIG_") && eq > 0) set.put(line.substring(0, eq), line.substring(eq + 1));
+        }
+        Map<String, List<String>> byWord = new LinkedHashMap<>();
+        for (String piece : List.of("vfio", "vfio_pci", "vfio_iommu_type1", "iommufd")) {
+            String word = switch (set.getOrDefault("CONFIG_" + piece.toUpperCase(Locale.ROOT), "")) {
+                case "y" -> "built in";
+                case "m" -> "a module";
+                default -> "absent";
+            };
+            byWord.computeIfAbsent(word, w -> new ArrayList<>()).add(piece);
+        }
+        List<String> groups = new ArrayList<>();
+        byWord.forEach((word, pieces) -> groups.add(joined(pieces) + " " + (word.equals("a module") && pieces.size() > 1 ? "modules" : word)));
+        Doctor d = doctor(guest);
+
+        assertThat(set).as("%s", config).containsEntry("CONFIG_MODULES", "y");
+        assertThat(d.outcome("host.kernel")).isEqualTo("ok Linux " + release + "; configuration from /boot/config-" + release + ": "
+                + String.join(", ", groups) + "; modules can be loaded");
+        assertThat(d.outcome("host.machine")).startsWith("ok a virtual machine: ").contains("QEMU");
+        assertThat(d.outcome("vfio.modules")).startsWith("ok ");
+    }
+
+    private static String joined(List<String> names) {
+        return names.size() == 1 ? names.getFirst() : String.join(", ", names.subList(0, names.size() - 1)) + " and " + names.getLast();
     }
 
     @Test

@@ -34,6 +34,7 @@ class RealKernelHealthIT {
     private static final String DISPLAY = "qemu.test/display";
     private static final String RNG = "qemu.test/rng";
     private static final String LOG = "/tmp/list-and-watch.log";
+    /** A ListAndWatch message's bound on a quiet machine, the first (two JVM starts in the guest) included; paced. */
     private static final Duration UPDATE = Duration.ofSeconds(60);
     private static final Map<String, String> BOTH_EDUS = Map.of(Guest.EDU, "Healthy", Guest.EDU_BEHIND_BRIDGE_1, "Healthy");
 
@@ -54,10 +55,13 @@ class RealKernelHealthIT {
         guest = Guest.boot(image);
         GuestHosts.writeConfig(guest);
         GuestHosts.bindServedToVfio(guest);
+        long start = System.nanoTime();
         guest.ok(guest.java("io.vfiodp.kernel.guest.ListAndWatchRecorder", guest.image().imageDir().resolve("bin/vfio-device-plugin").toString(),
                 GuestHosts.CONFIG_PATH, "/run/dp/plugins") + " > " + LOG + " 2>/tmp/list-and-watch.err &");
         awaitList(EDU, 0, BOTH_EDUS);
         awaitList(DISPLAY, 0, Map.of(Guest.BOCHS, "Healthy"));
+        System.out.printf("real kernel: the first ListAndWatch lists came %.1f s after the recorder's start (bound %s)%n",
+                (System.nanoTime() - start) / 1e9, guest.paced(UPDATE));
         assertThat(guest.ok("cat /run/dp/serve.log")).contains("kernel uevents: listening");
     }
 
@@ -139,12 +143,13 @@ class RealKernelHealthIT {
 
     /**
      * The first message for {@code resource} after line {@code from} that lists exactly
-     * {@code expected}; fails naming every message seen when none does within a minute.
+     * {@code expected}; fails naming every message seen when none does within {@link #UPDATE} at the guest's pace.
      */
     private Update awaitList(String resource, int from, Map<String, String> expected) {
         List<List<Update>> seen = new ArrayList<>();
+        Duration within = guest.paced(UPDATE);
         try {
-            Awaitility.await(resource + " listing " + expected).atMost(UPDATE).pollInterval(Duration.ofMillis(200)).until(() -> {
+            Awaitility.await(resource + " listing " + expected).atMost(within).pollInterval(Duration.ofMillis(200)).until(() -> {
                 List<String> all = lines();
                 List<Update> after = new ArrayList<>();
                 for (String l : all.subList(Math.min(from, all.size()), all.size())) {
@@ -154,7 +159,7 @@ class RealKernelHealthIT {
                 return after.stream().anyMatch(u -> u.devices().equals(expected));
             });
         } catch (ConditionTimeoutException e) {
-            throw new AssertionError(resource + ": no ListAndWatch message listing " + expected + " within " + UPDATE + "; messages: "
+            throw new AssertionError(resource + ": no ListAndWatch message listing " + expected + " within " + within + "; messages: "
                     + (seen.isEmpty() ? List.of() : seen.getLast()) + "\n--- serve.log:\n" + serveLog(), e);
         }
         return seen.getLast().stream().filter(u -> u.devices().equals(expected)).findFirst().orElseThrow();

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(KernelTestBed.class)
 class RealKernelUeventIT {
 
+    /** The kernel's events' (and QEMU's hot-remove's) bound on a quiet machine; paced. */
     private static final Duration EVENTS = Duration.ofSeconds(60);
     private static final String LOG = "/tmp/uevents.log";
 
@@ -94,7 +95,7 @@ class RealKernelUeventIT {
         act(() -> guest.bind(address, "vfio-pci"), List.of("event bind pci /devices/pci0000:00/0000:00:02.4/" + address));
         List<String> removed = act(() -> {
             guest.qmp().execute("device_del", Map.of("id", "hotplugged"));
-            guest.qmp().awaitEvent("DEVICE_DELETED", d -> d.path("device").asString().equals("hotplugged"), EVENTS);
+            guest.qmp().awaitEvent("DEVICE_DELETED", d -> d.path("device").asString().equals("hotplugged"), guest.paced(EVENTS));
         }, List.of("event remove pci /devices/pci0000:00/0000:00:02.4/" + address));
 
         assertThat(line(added, "event add pci")).contains("functions=[" + address + "]");
@@ -151,7 +152,7 @@ class RealKernelUeventIT {
      */
     private List<String> awaitLines(String log, int from, List<String> expected) {
         List<List<String>> seen = new ArrayList<>();
-        Awaitility.await("lines " + expected + " in " + log).atMost(EVENTS).pollInterval(Duration.ofMillis(200)).until(() -> {
+        Awaitility.await("lines " + expected + " in " + log).atMost(guest.paced(EVENTS)).pollInterval(Duration.ofMillis(200)).until(() -> {
             List<String> all = lines(log);
             List<String> after = all.subList(Math.min(from, all.size()), all.size());
             seen.add(after);

@@ -88,7 +88,7 @@ class ServeDoctorTest {
                 await().atMost(WAIT).until(() -> Files.readString(log).contains(" doctor: "));
                 String line = Files.readString(log).lines().filter(l -> l.contains(" doctor: ")).findFirst().orElseThrow();
 
-                assertThat(line.substring(line.indexOf(" WARN ") + 1)).isEqualTo("WARN doctor: not ready: 1 fail, 9 warn, 30 ok (vfio.container: "
+                assertThat(line.substring(line.indexOf(" WARN ") + 1)).isEqualTo("WARN doctor: not ready: 1 fail, 9 warn, 32 ok (vfio.container: "
                         + node.resolve("dev/vfio/vfio") + ": VFIO_GET_API_VERSION failed: errno 25 (Inappropriate ioctl for device));"
                         + " `vfio-device-plugin doctor` prints every check with its fix");
             } finally {

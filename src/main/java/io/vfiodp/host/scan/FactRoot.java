@@ -16,6 +16,8 @@ import java.util.function.Function;
  */
 final class FactRoot {
 
+    private static final String MISSING = "does not exist";
+
     private final Path given;
     private final Optional<ConfinedTree> tree;
     private final String whyUnusable;
@@ -30,12 +32,17 @@ final class FactRoot {
         try {
             return new FactRoot(root, Optional.of(ConfinedTree.open(root, ConfinedTree.isKernelTree(root))), "");
         } catch (NoSuchFileException e) {
-            return new FactRoot(root, Optional.empty(), "does not exist");
+            return new FactRoot(root, Optional.empty(), MISSING);
         } catch (NotDirectoryException e) {
             return new FactRoot(root, Optional.empty(), "not a directory");
         } catch (IOException e) {
             return new FactRoot(root, Optional.empty(), "cannot be opened: " + ConfinedTree.describe(e));
         }
+    }
+
+    /** Whether the root does not exist at all (a container without {@code /boot}), as opposed to existing and being unusable. */
+    boolean missing() {
+        return tree.isEmpty() && whyUnusable.equals(MISSING);
     }
 
     /** {@code relative} as problems name it: below the root as given. */
@@ -66,6 +73,14 @@ final class FactRoot {
     Reading<Boolean> lines(String relative, long maxChars, LineFile.Lines lines) {
         return read(relative, t -> {
             LineFile.read(t, entry(t, relative), relative, maxChars, lines);
+            return true;
+        });
+    }
+
+    /** As {@link #lines}, for a gzip-compressed file ({@code /proc/config.gz}); {@code maxChars} counts the text inflated. */
+    Reading<Boolean> gzipLines(String relative, long maxChars, LineFile.Lines lines) {
+        return read(relative, t -> {
+            LineFile.readGzip(t, entry(t, relative), relative, maxChars, lines);
             return true;
         });
     }

@@ -116,6 +116,11 @@ public final class HostScan {
             members = members.map(List::copyOf);
             problems = List.copyOf(problems);
         }
+
+        /** Why the members could not be read: the last problem, which ended the read, when there are no members. */
+        Optional<ScanProblem> membersUnread() {
+            return members.isPresent() || problems.isEmpty() ? Optional.empty() : Optional.of(problems.getLast());
+        }
     }
 
     record Parts(DevNodes devNodes, List<ScanProblem> devProblems, FunctionListing listing,
@@ -195,7 +200,7 @@ public final class HostScan {
         List<PciAddress> members = read.members().orElseGet(() -> functions.values().stream()
                 .filter(fn -> fn.iommuGroup().isPresent() && fn.iommuGroup().getAsInt() == number)
                 .map(PciFunction::address).toList());
-        return new IommuGroup(number, members);
+        return new IommuGroup(number, members, read.membersUnread());
     }
 
     /** Every read's problems, unsorted; the VF names' problems are added by {@link #vgpuVfs}. */

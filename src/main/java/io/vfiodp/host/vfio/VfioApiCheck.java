@@ -50,7 +50,7 @@ public final class VfioApiCheck {
     public static VfioAvailability check(Path devRoot) {
         Path container = devRoot.resolve("vfio").resolve("vfio");
         if (Files.notExists(container, LinkOption.NOFOLLOW_LINKS)) {
-            return new VfioAvailability.Unavailable(container + " does not exist (vfio module not loaded, or /dev not mounted)");
+            return new VfioAvailability.Unavailable(container + " does not exist (VFIO not running, or /dev not mounted)");
         }
         LibC libc;
         try {

@@ -18,6 +18,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -70,11 +72,31 @@ class FifoInTreeTest {
     @Test
     void fifosInPlaceOfProcFilesAreUnreadableNamingThem() throws Exception {
         try (CorruptedNode node = CorruptedNode.of("doctor-ready", List.of(fifo("proc/cmdline"), fifo("proc/interrupts")))) {
-            KernelFacts facts = assertTimeoutPreemptively(HANG_GUARD, () -> KernelFactsReader.read(node.sys(), node.node().resolve("proc"), MODULES));
+            KernelFacts facts = assertTimeoutPreemptively(HANG_GUARD, () -> KernelFactsReader.read(node.sys(), node.node().resolve("proc"), Optional.empty(), MODULES,
+                    Set.of()));
 
             assertThat(facts.commandLine()).isEqualTo(new Reading.Unreadable<>(node.node().resolve("proc/cmdline").toString(), FIFO));
             assertThat(facts.interrupts()).isEqualTo(new Reading.Unreadable<>(node.node().resolve("proc/interrupts").toString(),
                     "is a FIFO (named pipe), not a file"));
+        }
+    }
+
+    @Test
+    void fifosInPlaceOfTheKernelsConfigurationAreUnreadableNamingThem() throws Exception {
+        Set<String> options = Set.of("CONFIG_VFIO");
+        try (CorruptedNode proc = CorruptedNode.of("doctor-vm-firecracker", List.of(fifo("proc/config.gz")));
+             CorruptedNode boot = CorruptedNode.of("doctor-iommu-off", List.of(fifo("boot/config-5.15.0-119-generic")))) {
+            assertThat(proc.applied()).hasSize(1);
+            assertThat(boot.applied()).hasSize(1);
+            KernelFacts fromProc = assertTimeoutPreemptively(HANG_GUARD, () -> KernelFactsReader.read(proc.sys(), proc.node().resolve("proc"),
+                    Optional.of(proc.node().resolve("boot")), MODULES, options));
+            KernelFacts fromBoot = assertTimeoutPreemptively(HANG_GUARD, () -> KernelFactsReader.read(boot.sys(), boot.node().resolve("proc"),
+                    Optional.of(boot.node().resolve("boot")), MODULES, options));
+
+            assertThat(fromProc.build().config()).isEqualTo(new Reading.Unreadable<>(proc.node().resolve("proc/config.gz").toString(),
+                    "is a FIFO (named pipe), not a file"));
+            assertThat(fromBoot.build().config()).isEqualTo(new Reading.Unreadable<>(
+                    boot.node().resolve("boot/config-5.15.0-119-generic").toString(), "is a FIFO (named pipe), not a file"));
         }
     }
 

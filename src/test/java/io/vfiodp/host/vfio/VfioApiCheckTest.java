@@ -19,7 +19,7 @@ class VfioApiCheckTest {
     @Test
     void absentContainerIsUnavailableAndSaysWhichPath() {
         assertThat(VfioApiCheck.check(dev)).isEqualTo(new VfioAvailability.Unavailable(
-                dev.resolve("vfio/vfio") + " does not exist (vfio module not loaded, or /dev not mounted)"));
+                dev.resolve("vfio/vfio") + " does not exist (VFIO not running, or /dev not mounted)"));
     }
 
     @Test
@@ -54,6 +54,6 @@ class VfioApiCheckTest {
     void hostWithoutVfioSaysSoCleanly() {
         assumeFalse(Files.exists(Path.of("/dev/vfio/vfio")), "this host has VFIO");
         assertThat(VfioApiCheck.check(Path.of("/dev")).describe())
-                .isEqualTo("VFIO unavailable: /dev/vfio/vfio does not exist (vfio module not loaded, or /dev not mounted)");
+                .isEqualTo("VFIO unavailable: /dev/vfio/vfio does not exist (VFIO not running, or /dev not mounted)");
     }
 }

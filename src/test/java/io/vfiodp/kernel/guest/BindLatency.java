@@ -40,7 +40,7 @@ public final class BindLatency {
                 written[i] = System.nanoTime() - start;
                 boolean bound = false;
                 while (!bound) {
-                    UeventReceipt r = socket.receive(Duration.ofSeconds(10));
+                    UeventReceipt r = socket.receive(Pace.fromProperty().scale(Duration.ofSeconds(10)));
                     if (!(r instanceof UeventReceipt.Event e)) throw new IllegalStateException("no bind event for " + address + ": " + r);
                     Uevent u = e.event();
                     long at = System.nanoTime() - start;

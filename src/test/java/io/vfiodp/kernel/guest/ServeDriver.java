@@ -30,7 +30,8 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class ServeDriver {
 
-    private static final Duration WAIT = Duration.ofMinutes(2);
+    /** Registration's and a first list's bound on a quiet machine; the guest's pace applies ({@link Pace}). */
+    private static final Duration WAIT = Pace.fromProperty().scale(Duration.ofMinutes(2));
 
     public static void main(String[] args) throws Exception {
         Path launcher = Path.of(args[0]);
@@ -83,7 +84,8 @@ public final class ServeDriver {
                 }
             } finally {
                 serve.destroy(); // SIGTERM, as the kubelet's pod shutdown sends
-                out.put("serveExit", serve.waitFor(30, TimeUnit.SECONDS) ? serve.exitValue() : -1);
+                out.put("serveExit", serve.waitFor(Pace.fromProperty().scale(Duration.ofSeconds(30)).toSeconds(), TimeUnit.SECONDS)
+                        ? serve.exitValue() : -1);
                 if (serve.isAlive()) serve.destroyForcibly();
             }
         } catch (Exception e) {
