@@ -86,6 +86,7 @@ final class KubeletClaims implements ClaimHandler {
                 yield b.build();
             }
         }));
+        loop.listener().claimsAnswered();
         return out.build();
     }
 
@@ -113,6 +114,7 @@ final class KubeletClaims implements ClaimHandler {
             throw new IllegalStateException("interrupted", e);
         }
         answers.forEach((uid, error) -> out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error.orElse("")).build()));
+        loop.listener().claimsAnswered();
         return out.build();
     }
 

@@ -56,16 +56,16 @@ final class DraWiring {
      * {@code closer} and watches its directories with {@code watcher}.
      */
     static Started start(ServeConfig config, Optional<KubernetesClient> client, Optional<NodeEventRecorder> events, ServingMetrics metrics,
-                         DirectoryWatcher watcher, Closer closer) throws IOException {
+                         DraListener holders, DirectoryWatcher watcher, Closer closer) throws IOException {
         ServeConfig.Dra dra = config.dra();
         Path pluginDir = pluginDir(config);
-        if (!dra.enabled()) return runsAnyway(config) ? leftOver(config, client, events, metrics, watcher, closer, pluginDir) : Started.NONE;
+        if (!dra.enabled()) return runsAnyway(config) ? leftOver(config, client, events, metrics, holders, watcher, closer, pluginDir) : Started.NONE;
         List<String> missing = missing(config, client);
         if (!missing.isEmpty()) {
             throw new IOException("--dra-resources " + dra.routing() + " needs " + String.join(" and ", missing)
                     + ": the DRA driver publishes this node's devices as ResourceSlices and reads the ResourceClaims the kubelet prepares");
         }
-        DraDriver driver = driver(config, client.get(), events, metrics, watcher, closer, pluginDir);
+        DraDriver driver = driver(config, client.get(), events, metrics, holders, watcher, closer, pluginDir);
         log.info("DRA: driver {} serves {} as pool {}: registration socket in {}, plugin dir {}, CDI specs in {}", dra.driverName(),
                 dra.routing().all() ? "every resource" : dra.routing(), config.nodeName().get(), dra.registryDir(), pluginDir, dra.cdiDir());
         return new Started(Optional.of(driver), driver::heldDevices);
@@ -99,7 +99,8 @@ final class DraWiring {
      * checkpoint holds, whose devices stay out of the device plugins until then.
      */
     private static Started leftOver(ServeConfig config, Optional<KubernetesClient> client, Optional<NodeEventRecorder> events,
-                                    ServingMetrics metrics, DirectoryWatcher watcher, Closer closer, Path pluginDir) throws IOException {
+                                    ServingMetrics metrics, DraListener holders, DirectoryWatcher watcher, Closer closer, Path pluginDir)
+            throws IOException {
         Checkpoint checkpoint = new Checkpoint(pluginDir, config.dra().driverName());
         SortedMap<String, PreparedClaim> claims = checkpoint.load();
         String driverName = config.dra().driverName();
@@ -118,7 +119,7 @@ final class DraWiring {
                     claims.size(), driverName, String.join(" and ", missing), new TreeSet<>(held));
             return new Started(Optional.empty(), () -> held);
         }
-        DraDriver driver = driver(config, client.get(), events, metrics, watcher, closer, pluginDir);
+        DraDriver driver = driver(config, client.get(), events, metrics, holders, watcher, closer, pluginDir);
         if (claims.isEmpty()) {
             log.info("DRA: no resource is routed to DRA; driver {} runs on (its directory {} is there), offering nothing: the slices it"
                     + " published go", driverName, pluginDir);
@@ -130,8 +131,9 @@ final class DraWiring {
         return new Started(Optional.of(driver), driver::heldDevices);
     }
 
+    /** @param holders told when the kubelet's prepare and unprepare calls are answered */
     private static DraDriver driver(ServeConfig config, KubernetesClient client, Optional<NodeEventRecorder> events, ServingMetrics metrics,
-                                    DirectoryWatcher watcher, Closer closer, Path pluginDir) throws IOException {
+                                    DraListener holders, DirectoryWatcher watcher, Closer closer, Path pluginDir) throws IOException {
         ServeConfig.Dra dra = config.dra();
         DraSettings settings;
         try {
@@ -139,7 +141,7 @@ final class DraWiring {
         } catch (IllegalArgumentException e) {
             throw new IOException("--dra-resources " + dra.routing() + ": " + e.getMessage(), e);
         }
-        DraListener listener = metrics.draListener(dra.driverName());
+        DraListener listener = metrics.draListener(dra.driverName()).andThen(holders);
         if (events.isPresent()) {
             listener = listener.andThen(HealthEvents.onNode(events.get())).andThen(DeviceClassEvents.onNode(events.get()));
         }

@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.kube.HealthEvents;
 import io.vfiodp.kube.KubeClients;
 import io.vfiodp.kubelet.PodResourcesClient;
-import io.vfiodp.kubelet.PodResourcesReading;
 import io.vfiodp.metrics.MetricsAddress;
 import io.vfiodp.metrics.MetricsServer;
 import io.vfiodp.metrics.ServingMetrics;
@@ -100,23 +99,27 @@ public final class ServeApp implements AutoCloseable {
             ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), vendors -> PciIds.load(config.pciIds(), vendors),
                     Optional.of(configs.problems()), config.dra().routing(), doctor::passed);
             // one client for every part that asks the kubelet what pods hold; its thread starts at the first question
-            Optional<PodResourcesClient> podResources = config.vgpu().manage() || config.dra().enabled()
-                    ? Optional.of(closer.add(new PodResourcesClient(config.vgpu().podResourcesSocket(), VgpuWiring.POD_RESOURCES_TIMEOUT)))
-                    : Optional.empty();
-            Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, podResources);
-            DraWiring.Started draStarted = DraWiring.start(config, configs.client(), configs.events(), metrics, watches, closer);
+            PodResourcesClient podResources = closer.add(new PodResourcesClient(config.vgpu().podResourcesSocket(),
+                    VgpuWiring.POD_RESOURCES_TIMEOUT));
+            HoldersWiring holders = HoldersWiring.start(config, podResources, configs.client(), configs.events(), registry, closer);
+            Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics,
+                    Optional.of(podResources));
+            DraWiring.Started draStarted = DraWiring.start(config, configs.client(), configs.events(), metrics, holders.draListener(), watches,
+                    closer);
             Optional<DraDriver> dra = draStarted.driver();
-            Supplier<PodResourcesReading> pods = podResources.<Supplier<PodResourcesReading>>map(c -> c::read)
-                    .orElse(() -> new PodResourcesReading.Unreadable("no PodResources client: no resource is routed to DRA"));
-            NodeSwitch handover = new NodeSwitch(new OfferedDevicesFile(config.devicePluginDir()), pods, draStarted.held(),
+            NodeSwitch handover = new NodeSwitch(new OfferedDevicesFile(config.devicePluginDir()), podResources::read, draStarted.held(),
                     config.dra().driverName(), config.nodeName().orElse(""), NodeSwitch.TAKE_IN_WAIT);
+            // every state a pass makes goes to the DRA driver and, for who holds what, to the holders' view
             NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime,
-                    Optional.of(handover), state -> dra.map(d -> d.apply(state)).orElse(CompletableFuture.completedFuture(null)));
+                    Optional.of(handover), state -> {
+                        holders.offered(state);
+                        return dra.map(d -> d.apply(state)).orElse(CompletableFuture.completedFuture(null));
+                    });
             // before the first scan: a change between that scan and the socket would be missed
             UeventWiring kernelEvents = UeventWiring.open(config, scans, uevents, closer);
 
-            PluginListener listener = configs.events().<PluginListener>map(e -> PluginListeners.of(metrics, HealthEvents.onNode(e)))
-                    .orElse(metrics);
+            PluginListener listener = configs.events().<PluginListener>map(e -> PluginListeners.of(metrics, HealthEvents.onNode(e),
+                    holders.pluginListener())).orElse(PluginListeners.of(metrics, holders.pluginListener()));
             if (configs.events().isEmpty()) {
                 log.info("no Kubernetes API or node name (--kubevirt auto and --node-name / NODE_NAME): device health changes are logged,"
                         + " not posted as Node events");
