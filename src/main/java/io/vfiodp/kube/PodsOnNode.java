@@ -22,7 +22,7 @@ import java.util.function.Supplier;
  */
 public final class PodsOnNode implements AutoCloseable {
 
-    private static final Backoff BACKOFF = new Backoff(Duration.ofSeconds(1), Duration.ofMinutes(2));
+    private static final Backoff BACKOFF = new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(30));
     static final String RBAC_HINT = "list and watch on pods";
 
     private final String node;

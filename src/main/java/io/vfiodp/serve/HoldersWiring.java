@@ -5,6 +5,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vfiodp.dra.DraListener;
 import io.vfiodp.holders.HealthNotices;
 import io.vfiodp.holders.HolderTracker;
+import io.vfiodp.holders.HolderView;
 import io.vfiodp.holders.OfferedDevice;
 import io.vfiodp.holders.PodDetails;
 import io.vfiodp.kube.HolderEvents;
@@ -20,8 +21,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import io.vfiodp.triggers.ProblemLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * Who holds which device: the {@link HolderTracker} reading the kubelet's PodResources, the pods of
@@ -48,12 +51,20 @@ final class HoldersWiring {
         if (pods.isEmpty()) log.info("device holders: pods and containers from the kubelet's PodResources, without their VMIs: {}", unknown);
         Supplier<PodDetails> details = pods.<Supplier<PodDetails>>map(p -> p::details).orElse(() -> new PodDetails.Unknown(unknown));
         HolderMetrics metrics = new HolderMetrics(registry);
+        // on the tracker's thread, as every view
+        ProblemLog unread = new ProblemLog(log, Level.INFO);
+        Consumer<HolderView> published = view -> {
+            metrics.holders(view);
+            view.unknownHolders().ifPresentOrElse(why -> unread.problem(why, "device holders unknown: " + why
+                    + "; inventory and vfio_dp_device_holder_info show none free meanwhile (vfio_dp_device_holders_known 0)"),
+                    () -> unread.resolved("device holders: the kubelet's PodResources answers"));
+        };
         Consumer<List<HealthNotices.Notice>> notices = HoldersWiring::logged;
         if (events.isPresent() && pods.isPresent()) {
             HolderEvents posted = new HolderEvents(events.get(), details);
             notices = notices.andThen(posted::tell);
         }
-        HolderTracker tracker = closer.add(HolderTracker.start(podResources::read, details, config.dra().driverName(), metrics::holders, notices));
+        HolderTracker tracker = closer.add(HolderTracker.start(podResources::read, details, config.dra().driverName(), published, notices));
         pods.ifPresent(p -> p.start(tracker::refreshSoon));
         return new HoldersWiring(tracker);
     }

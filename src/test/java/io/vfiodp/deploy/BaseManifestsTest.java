@@ -80,8 +80,6 @@ class BaseManifestsTest {
                 "ServiceAccount vfio-device-plugin/vfio-device-plugin",
                 "ClusterRole -/vfio-device-plugin",
                 "ClusterRoleBinding -/vfio-device-plugin",
-                "Role default/vfio-device-plugin-node-events",
-                "RoleBinding default/vfio-device-plugin-node-events",
                 "DaemonSet vfio-device-plugin/vfio-device-plugin");
     }
 
@@ -141,13 +139,14 @@ class BaseManifestsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("base")
-    void mountsTheDevicePluginDirectoryVfioAndSysReadOnlyAndATmpForNativeLibraries(Manifests m) {
+    void mountsTheDevicePluginDirectoryVfioSysAndPodResourcesReadOnlyAndATmpForNativeLibraries(Manifests m) {
         assertThat(mounts(m)).containsExactlyInAnyOrder(
                 "/var/lib/kubelet/device-plugins <- hostPath /var/lib/kubelet/device-plugins Directory (read-write)",
                 "/dev/vfio <- hostPath /dev/vfio DirectoryOrCreate (read-only)",
                 "/sys <- hostPath /sys Directory (read-only)",
+                "/var/lib/kubelet/pod-resources <- hostPath /var/lib/kubelet/pod-resources Directory (read-only)",
                 "/tmp <- emptyDir 16Mi (read-write)");
-        assertThat(m.daemonSet().getSpec().getTemplate().getSpec().getVolumes()).hasSize(4);
+        assertThat(m.daemonSet().getSpec().getTemplate().getSpec().getVolumes()).hasSize(5);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -168,6 +167,7 @@ class BaseManifestsTest {
         assertThat((Path) option(serve, "--device-plugin-dir")).isEqualTo(Path.of(mountPathOf(m, "device-plugins")));
         assertThat((Path) option(serve, "--sysfs-root")).isEqualTo(Path.of(mountPathOf(m, "sys")));
         assertThat(((Path) option(serve, "--dev-root")).resolve("vfio")).isEqualTo(Path.of(mountPathOf(m, "dev-vfio")));
+        assertThat(((Path) option(serve, "--pod-resources-socket")).getParent()).isEqualTo(Path.of(mountPathOf(m, "pod-resources")));
         assertThat((boolean) option(serve, "--manage-vgpus")).isFalse();
         assertThat(option(serve, "--kubevirt").toString()).isEqualTo("auto");
     }

@@ -109,9 +109,10 @@ class DraManifestsTest {
         expected.addAll(List.of(
                 defaults.registryDir() + " <- hostPath " + defaults.registryDir() + " Directory (read-write)",
                 defaults.pluginDir() + " <- hostPath " + defaults.pluginDir() + " DirectoryOrCreate (read-write)",
-                defaults.cdiDir() + " <- hostPath " + defaults.cdiDir() + " DirectoryOrCreate (read-write)",
-                // serve's default --pod-resources-socket is in it: which devices pods hold, before one goes to DRA
-                "/var/lib/kubelet/pod-resources <- hostPath /var/lib/kubelet/pod-resources Directory (read-only)"));
+                defaults.cdiDir() + " <- hostPath " + defaults.cdiDir() + " DirectoryOrCreate (read-write)"));
+        // the base mounts the kubelet's PodResources, where serve's default --pod-resources-socket is: which devices pods hold,
+        // before one goes to DRA
+        assertThat(expected).contains("/var/lib/kubelet/pod-resources <- hostPath /var/lib/kubelet/pod-resources Directory (read-only)");
         assertThat(mounts(m)).containsExactlyInAnyOrderElementsOf(expected);
         assertThat(((Path) option(serveOptions(m.container()), "--pod-resources-socket")).getParent())
                 .isEqualTo(Path.of("/var/lib/kubelet/pod-resources"));

@@ -66,11 +66,8 @@ class VgpuOverlayTest {
         c.getSecurityContext().setAllowPrivilegeEscalation(true);
         List<VolumeMount> mounts = new ArrayList<>(c.getVolumeMounts().stream()
                 .map(vm -> vm.getName().equals("sys") ? new VolumeMountBuilder(vm).withReadOnly(false).build() : vm).toList());
-        mounts.add(new VolumeMountBuilder().withName("pod-resources").withMountPath("/var/lib/kubelet/pod-resources").withReadOnly(true).build());
         mounts.add(new VolumeMountBuilder().withName("vgpu-state").withMountPath("/var/lib/vfio-device-plugin").build());
         c.setVolumeMounts(mounts);
-        pod.getVolumes().add(new VolumeBuilder().withName("pod-resources")
-                .withNewHostPath().withPath("/var/lib/kubelet/pod-resources").withType("Directory").endHostPath().build());
         pod.getVolumes().add(new VolumeBuilder().withName("vgpu-state")
                 .withNewHostPath().withPath("/var/lib/vfio-device-plugin").withType("DirectoryOrCreate").endHostPath().build());
 
