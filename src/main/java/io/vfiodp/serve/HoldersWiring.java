@@ -31,7 +31,7 @@ import org.slf4j.event.Level;
  * this node from the API when serve has one and knows its node's name (their VMIs and VMs), the view
  * in the metrics, and a held device's health changes logged and, with the API, posted as Events on
  * its pod and VMI. Allocate and prepare only ask for a read ({@link #pluginListener()},
- * {@link #draListener()}); every state a pass makes says what the node offers ({@link #offered}).
+ * {@link #draListener()}); every pass says what the node offers ({@link #offered}).
  */
 final class HoldersWiring {
 
@@ -85,7 +85,7 @@ final class HoldersWiring {
         }
     }
 
-    /** What a pass made: the devices it offers, for the view. */
+    /** What a pass's scan and policy want the node to offer, either side, before the switch cuts it: every device of the view. */
     void offered(TargetState state) {
         tracker.offered(OfferedDevice.of(state));
     }

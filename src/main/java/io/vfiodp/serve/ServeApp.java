@@ -12,6 +12,7 @@ import io.vfiodp.host.uevent.UeventSocket;
 import io.vfiodp.host.vfio.VfioApiCheck;
 import io.vfiodp.host.vfio.VfioAvailability;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vfiodp.holders.HolderView;
 import io.vfiodp.kube.HealthEvents;
 import io.vfiodp.kube.KubeClients;
 import io.vfiodp.kubelet.PodResourcesClient;
@@ -41,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * The one place {@code serve} is put together, from a {@link ServeConfig}: the configuration's
  * source (the KubeVirt CR or the local file), the vGPU layout step, the DRA driver, the pass
  * (configuration, layout, scan, policy), the device-plugin runtime, its triggers (kernel uevents,
- * the {@code /dev/vfio} watch, the periodic full rescan) and the HTTP endpoints.
+ * the {@code /dev/vfio} watch, the periodic full rescan), who holds which device ({@link HoldersWiring}) and the HTTP endpoints.
  * Everything started goes onto one stack and is closed in reverse order, on a failure during
  * start-up and on {@link #close()} (SIGTERM) alike.
  */
@@ -56,12 +57,14 @@ public final class ServeApp implements AutoCloseable {
     private final PluginRuntime runtime;
     private final Optional<MetricsServer> metricsServer;
     private final HostScans scans;
+    private final HoldersWiring holders;
 
-    private ServeApp(Closer closer, PluginRuntime runtime, Optional<MetricsServer> metricsServer, HostScans scans) {
+    private ServeApp(Closer closer, PluginRuntime runtime, Optional<MetricsServer> metricsServer, HostScans scans, HoldersWiring holders) {
         this.closer = closer;
         this.runtime = runtime;
         this.metricsServer = metricsServer;
         this.scans = scans;
+        this.holders = holders;
     }
 
     /** Starts everything {@code config} asks for and returns it serving; fails, having closed what it started, when it cannot. */
@@ -109,12 +112,8 @@ public final class ServeApp implements AutoCloseable {
             Optional<DraDriver> dra = draStarted.driver();
             NodeSwitch handover = new NodeSwitch(new OfferedDevicesFile(config.devicePluginDir()), podResources::read, draStarted.held(),
                     config.dra().driverName(), config.nodeName().orElse(""), NodeSwitch.TAKE_IN_WAIT);
-            // every state a pass makes goes to the DRA driver and, for who holds what, to the holders' view
             NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime,
-                    Optional.of(handover), state -> {
-                        holders.offered(state);
-                        return dra.map(d -> d.apply(state)).orElse(CompletableFuture.completedFuture(null));
-                    });
+                    Optional.of(handover), state -> dra.map(d -> d.apply(state)).orElse(CompletableFuture.completedFuture(null)), holders::offered);
             // before the first scan: a change between that scan and the socket would be missed
             UeventWiring kernelEvents = UeventWiring.open(config, scans, uevents, closer);
 
@@ -137,7 +136,7 @@ public final class ServeApp implements AutoCloseable {
                         runtime.loop()::status, dra.map(d -> d::status), doctor::nothingToPassThrough, PROBE_ANSWER_WITHIN)));
             }
             configs.follower().ifPresent(f -> f.attach(runtime::rescanNow));
-            return new ServeApp(closer, runtime, server, scans);
+            return new ServeApp(closer, runtime, server, scans, holders);
         } catch (IOException | RuntimeException e) {
             closer.close();
             throw e;
@@ -166,6 +165,11 @@ public final class ServeApp implements AutoCloseable {
     /** The passes' scans: full or incremental, and whether uevents are tracked. */
     HostScans scans() {
         return scans;
+    }
+
+    /** Who holds which device, as last read. */
+    HolderView holders() {
+        return holders.tracker().view();
     }
 
     public Optional<Integer> metricsPort() {

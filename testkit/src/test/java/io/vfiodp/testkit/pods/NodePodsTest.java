@@ -218,4 +218,25 @@ class NodePodsTest {
         assertThat(pods.admit(kubelet, "vms", "vm2", List.of(NodePods.ContainerAsk.named("compute", GPU, List.of("b")))))
                 .isInstanceOf(NodePods.Admission.Refused.class);
     }
+
+    @Test
+    void aStalledPodResourcesServerLeavesTheCallerToItsDeadlineThenAnswersAgain() throws Exception {
+        var callbacks = Executors.newSingleThreadExecutor();
+        try (PodResourcesServer server = PodResourcesServer.start(dir.resolve("pod-resources.sock"), pods::list)) {
+            ManagedChannel channel = UnixSockets.dial(server.socket(), group, callbacks);
+            try {
+                server.stall(true);
+                assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(io.grpc.StatusRuntimeException.class,
+                        () -> PodResourcesListerGrpc.newBlockingStub(channel).withDeadlineAfter(200, TimeUnit.MILLISECONDS)
+                                .list(ListPodResourcesRequest.getDefaultInstance())).getStatus().getCode())
+                        .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+                server.stall(false);
+                assertThat(PodResourcesListerGrpc.newBlockingStub(channel).list(ListPodResourcesRequest.getDefaultInstance()))
+                        .isEqualTo(ListPodResourcesResponse.getDefaultInstance());
+            } finally {
+                channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+                callbacks.shutdown();
+            }
+        }
+    }
 }
