@@ -27,8 +27,12 @@ public final class HolderTracker implements AutoCloseable {
      * asked for right after our answer, and the pod changes that follow come within the same wait.
      */
     public static final Duration SETTLE = Duration.ofSeconds(1);
-    /** The slow read that catches what no trigger announces. */
-    public static final Duration PERIOD = Duration.ofMinutes(1);
+    /**
+     * The slow read that catches what no trigger announces (a pod that ended where no API tells), as
+     * seldom as the full rescan with uevents: each read costs a connection to the kubelet, which
+     * ServeBench's idle figure showed at one a minute.
+     */
+    public static final Duration PERIOD = Duration.ofMinutes(5);
 
     private final Supplier<PodResourcesReading> podResources;
     private final Supplier<PodDetails> pods;
