@@ -6,10 +6,6 @@ import io.vfiodp.proto.dra.v1.Claim;
 import io.vfiodp.proto.dra.v1.Device;
 import io.vfiodp.proto.dra.v1.NodePrepareResourceResponse;
 import io.vfiodp.proto.dra.v1.NodePrepareResourcesResponse;
-import io.vfiodp.proto.podresources.v1.ClaimResource;
-import io.vfiodp.proto.podresources.v1.ContainerDevices;
-import io.vfiodp.proto.podresources.v1.ContainerResources;
-import io.vfiodp.proto.podresources.v1.DynamicResource;
 import io.vfiodp.proto.podresources.v1.ListPodResourcesResponse;
 import io.vfiodp.proto.podresources.v1.PodResources;
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
@@ -28,13 +24,12 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The pods running on a simulated node and the devices their containers hold, as the kubelet keeps
- * them: those a device plugin allocated (the kubelet picks them among the allocatable devices no
- * pod holds, then calls Allocate for each container, whose answer commits them) and those DRA
- * prepared for the pod's claims (a claim two pods share is prepared once, and unprepared when the
- * last of them ends), the scheduler's claim of a pod's extended resources included. A pod holds its
- * devices until it ends, whatever happens to the plugins, the driver or the kubelet meanwhile.
- * {@link #list()} is what the kubelet's PodResources {@code List} answers ({@link PodResourcesServer}).
+ * The pods running on a simulated node and what their containers hold, as the kubelet keeps it:
+ * devices a device plugin allocated (picked among the allocatable ones no pod holds, committed by
+ * the plugin's answer to an Allocate per container) and those DRA prepared for the pod's claims (a
+ * shared claim prepared once and unprepared with its last pod; the scheduler's extended-resource
+ * claim too), held until the pod ends whatever happens meanwhile. {@link #list()} is what the
+ * kubelet's PodResources {@code List} answers ({@link PodResourcesServer}).
  */
 public final class NodePods {
 
@@ -42,7 +37,19 @@ public final class NodePods {
     public static final String CONTAINER = "compute";
 
     /** What one container holds: devices by resource (device plugins), and claims (DRA; all of a claim's devices, as the kubelet lists them). */
-    private record Held(String name, Map<String, List<String>> byResource, List<PreparedClaim> claims) {}
+    private record Held(String name, Map<String, List<String>> byResource, List<PreparedClaim> claims) {
+        /** Containers of one name merged: a container that asks two resources is listed once, with both. */
+        static List<Held> merged(List<Held> held) {
+            Map<String, Map<String, List<String>>> byName = new LinkedHashMap<>();
+            for (Held h : held) {
+                Map<String, List<String>> resources = byName.computeIfAbsent(h.name(), k -> new LinkedHashMap<>());
+                h.byResource().forEach((r, ids) -> resources.computeIfAbsent(r, k -> new ArrayList<>()).addAll(ids));
+            }
+            List<Held> out = new ArrayList<>();
+            byName.forEach((name, resources) -> out.add(new Held(name, java.util.Collections.unmodifiableMap(resources), List.of())));
+            return out;
+        }
+    }
 
     private record Pod(String namespace, String name, List<Held> containers) {
         Set<String> claimUids() {
@@ -85,11 +92,7 @@ public final class NodePods {
 
     /** What admitting a pod came to. */
     public sealed interface Admission {
-        /**
-         * The pod runs and holds {@code devices} (every container's, in order).
-         *
-         * @param response every container's Allocate answer, one container response each, in order
-         */
+        /** The pod runs and holds {@code devices}; {@code response}: each container's Allocate answer, in order. */
         record Admitted(List<String> devices, AllocateResponse response) implements Admission {}
 
         /** It does not run: too few devices allocatable, or the plugin refused. */
@@ -98,11 +101,7 @@ public final class NodePods {
 
     private final Map<String, Pod> pods = new LinkedHashMap<>();
 
-    /**
-     * Admits pod {@code namespace/name} whose one container, {@value #CONTAINER}, asks {@code count}
-     * devices of {@code resource}, as the kubelet's device manager does: the first {@code count}
-     * allocatable devices no pod holds, then the plugin's Allocate.
-     */
+    /** Admits pod {@code namespace/name} whose one container, {@value #CONTAINER}, asks {@code count} of {@code resource}. */
     public Admission admit(KubeletSimulator kubelet, String namespace, String name, String resource, int count) {
         return admit(kubelet, namespace, name, List.of(ContainerAsk.of(CONTAINER, resource, count)));
     }
@@ -149,7 +148,7 @@ public final class NodePods {
             held.add(new Held(ask.name(), Map.of(ask.resource(), chosen), List.of()));
         }
         synchronized (this) {
-            pods.put(key(namespace, name), new Pod(namespace, name, merged(held)));
+            pods.put(key(namespace, name), new Pod(namespace, name, Held.merged(held)));
         }
         return new Admission.Admitted(all, responses.build());
     }
@@ -285,43 +284,10 @@ public final class NodePods {
         ListPodResourcesResponse.Builder b = ListPodResourcesResponse.newBuilder();
         for (Pod p : pods.values()) {
             PodResources.Builder pod = PodResources.newBuilder().setNamespace(p.namespace()).setName(p.name());
-            for (Held h : p.containers()) pod.addContainers(container(h));
+            for (Held h : p.containers()) pod.addContainers(PodResourcesListing.container(h.name(), h.byResource(), h.claims()));
             b.addPodResources(pod);
         }
         return b.build();
-    }
-
-    private static ContainerResources container(Held h) {
-        ContainerResources.Builder c = ContainerResources.newBuilder().setName(h.name());
-        h.byResource().forEach((resource, ids) -> c.addDevices(ContainerDevices.newBuilder().setResourceName(resource).addAllDeviceIds(ids)));
-        for (PreparedClaim claim : h.claims()) {
-            DynamicResource.Builder d = DynamicResource.newBuilder().setClaimName(claim.claim().getName())
-                    .setClaimNamespace(claim.claim().getNamespace());
-            for (Device device : claim.devices()) {
-                ClaimResource.Builder r = ClaimResource.newBuilder().setDriverName(claim.driver()).setPoolName(device.getPoolName())
-                        .setDeviceName(device.getDeviceName());
-                device.getCdiDeviceIdsList().forEach(id -> r.addCdiDevices(io.vfiodp.proto.podresources.v1.CDIDevice.newBuilder().setName(id)));
-                d.addClaimResources(r);
-            }
-            c.addDynamicResources(d);
-        }
-        return c.build();
-    }
-
-    /** Containers of one name merged: a container that asks two resources is listed once, with both. */
-    private static List<Held> merged(List<Held> held) {
-        Map<String, Map<String, List<String>>> byName = new LinkedHashMap<>();
-        for (Held h : held) {
-            Map<String, List<String>> resources = byName.computeIfAbsent(h.name(), k -> new LinkedHashMap<>());
-            h.byResource().forEach((r, ids) -> resources.merge(r, ids, (a, b) -> {
-                List<String> both = new ArrayList<>(a);
-                both.addAll(b);
-                return List.copyOf(both);
-            }));
-        }
-        List<Held> out = new ArrayList<>();
-        byName.forEach((name, resources) -> out.add(new Held(name, java.util.Collections.unmodifiableMap(resources), List.of())));
-        return out;
     }
 
     private static String key(String namespace, String name) {
