@@ -2,6 +2,12 @@ package io.vfiodp.cli;
 
 import io.vfiodp.dra.DraSettings;
 import io.vfiodp.inventory.Inventory;
+import io.vfiodp.kube.KubeApiDetection;
+import io.vfiodp.kube.KubeClients;
+import io.vfiodp.kube.PodsOnNode;
+import io.vfiodp.kubelet.PodResourcesClient;
+import java.nio.file.Path;
+import java.util.Optional;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -16,7 +22,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         description = {
             "Scans the host and prints, device by device, what the plugin would expose and under which resource name,"
-                    + " or why not; then the resources, scan problems and configuration problems.",
+                    + " or why not, and who holds it (pod and VM, from the kubelet's PodResources and, with a Kubernetes API, the"
+                    + " pods of this node); then the resources, scan problems and configuration problems.",
             "Changes nothing on the host."
         },
         exitCodeListHeading = "%nExit codes:%n",
@@ -59,20 +66,38 @@ public final class InventoryCommand implements Callable<Integer> {
                     + " mediatedDevicesConfiguration for the vGPU layout section (repeatable).")
     Map<String, String> nodeLabels = new LinkedHashMap<>();
 
+    @Option(names = "--node-name", paramLabel = "NAME",
+            description = "This node's name: with a Kubernetes API (in a pod, or a kubeconfig), the pods of this node are read for the VMIs"
+                    + " and VMs that hold its devices (default: env NODE_NAME; env VFIO_DP_NODE_NAME).")
+    String nodeName;
+
+    final PodResourcesOption podResources = new PodResourcesOption();
+
     @Spec
     CommandSpec spec;
 
-    /** The command's model: its annotations, and the mixins {@code host} and {@code dra} it shares with serve, built through picocli's API. */
+    /**
+     * The command's model: its annotations, and the mixins {@code host}, {@code dra} and {@code podResources} it shares with serve,
+     * built through picocli's API.
+     */
     CommandSpec commandSpec() {
-        return CommandSpec.forAnnotatedObject(this).addMixin("host", host.mixin()).addMixin("dra", dra.mixin());
+        return CommandSpec.forAnnotatedObject(this).addMixin("host", host.mixin()).addMixin("dra", dra.mixin())
+                .addMixin("podResources", podResources.mixin());
     }
 
     @Override
     public Integer call() {
         Inventory.Format format = output == null ? Inventory.Format.TABLE
                 : output.json ? Inventory.Format.JSON : output.suggestConfig ? Inventory.Format.SUGGESTED_CONFIG : Inventory.Format.DEVICE_CLASSES;
-        Inventory.Outcome outcome = Inventory.run(new Inventory.Options(host.sysfsRoot(), host.devRoot(), host.pciIds(), host.config(),
-                format, dra.routing(), nodeLabels, draDriverName));
+        Inventory.Options options = new Inventory.Options(host.sysfsRoot(), host.devRoot(), host.pciIds(), host.config(),
+                format, dra.routing(), nodeLabels, draDriverName, Optional.empty());
+        Inventory.Outcome outcome;
+        try (PodResourcesClient kubelet = new PodResourcesClient(podResources.socket(), Inventory.POD_RESOURCES_TIMEOUT)) {
+            Optional<String> api = KubeApiDetection.source(System.getenv(), Path.of(System.getProperty("user.home")));
+            Optional<String> node = Optional.ofNullable(nodeName).filter(n -> !n.isBlank());
+            outcome = Inventory.run(options.withHolders(new Inventory.HolderSource(kubelet::read,
+                    () -> PodsOnNode.readOnce(api, node, KubeClients::standard))));
+        }
         return switch (outcome) {
             case Inventory.Outcome.Printed printed -> {
                 PrintWriter out = spec.commandLine().getOut();

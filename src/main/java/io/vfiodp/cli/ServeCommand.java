@@ -18,7 +18,7 @@ import picocli.CommandLine.Model.OptionSpec;
  * reflection spin method handles, in the interpreter, before serve's first log line; the API
  * builds the top-level and serve models in a fraction of that time (docs/benchmarks.md, "Choices in the code").
  * Each option is defined once, here or in the group it
- * belongs to ({@link HostOptions}, {@link VgpuOptions}, {@link DraOptions}), and picocli keeps its
+ * belongs to ({@link HostOptions}, {@link VgpuOptions}, {@link PodResourcesOption}, {@link DraOptions}), and picocli keeps its
  * value; {@code --help}, defaults and messages are the annotated command's (UsageHelpTest).
  */
 final class ServeCommand implements Callable<Integer> {
@@ -68,6 +68,7 @@ final class ServeCommand implements Callable<Integer> {
     private final HostOptions host = new HostOptions();
     private final ProcRootOption proc = new ProcRootOption();
     private final VgpuOptions vgpu = new VgpuOptions();
+    private final PodResourcesOption podResources = new PodResourcesOption();
     private final DraOptions dra = new DraOptions();
     private final CommandSpec spec = model();
 
@@ -86,6 +87,7 @@ final class ServeCommand implements Callable<Integer> {
         command.addMixin("proc", proc.mixin());
         command.addOption(devicePluginDir).addOption(kubevirt).addOption(nodeName).addOption(rescanInterval).addOption(uevents);
         command.addMixin("vgpu", vgpu.mixin());
+        command.addMixin("podResources", podResources.mixin());
         command.addMixin("dra", dra.mixin());
         command.addOption(metricsAddress).addOption(probeAddress);
         return StandardHelpOptions.addTo(command);
@@ -108,6 +110,6 @@ final class ServeCommand implements Callable<Integer> {
         return new ServeConfig(host.sysfsRoot(), host.devRoot(), proc.procRoot(), host.pciIds(), host.config(), devicePluginDir.getValue(),
                 kubevirt.getValue() == KubeVirtMode.auto, KubeApiDetection.source(System.getenv(), Path.of(System.getProperty("user.home"))),
                 Optional.ofNullable(nodeName.getValue()), Optional.ofNullable(rescanInterval.getValue()), uevents.getValue(),
-                metricsAddress.getValue(), probeAddress.getValue(), vgpu.settings(), dra.settings(), new VersionProvider().getVersion()[0]);
+                metricsAddress.getValue(), probeAddress.getValue(), vgpu.settings(podResources.socket()), dra.settings(), new VersionProvider().getVersion()[0]);
     }
 }

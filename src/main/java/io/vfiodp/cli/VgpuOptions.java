@@ -21,22 +21,17 @@ final class VgpuOptions {
             .description("Where the record of the vGPUs this plugin created is kept; must survive restarts (default: ${DEFAULT-VALUE}; env VFIO_DP_STATE_DIR).")
             .build();
 
-    private final OptionSpec podResourcesSocket = OptionSpec.builder("--pod-resources-socket").type(Path.class)
-            .defaultValue("/var/lib/kubelet/pod-resources/kubelet.sock").paramLabel("FILE")
-            .description("The kubelet's PodResources socket, asked which devices pods hold: before a vGPU is removed, and before a device"
-                    + " the device plugins offered goes to DRA (default: ${DEFAULT-VALUE}; env VFIO_DP_POD_RESOURCES_SOCKET).")
-            .build();
-
     /** The options, to be added to serve as the mixin {@code vgpu}. */
     CommandSpec mixin() {
-        return CommandSpec.wrapWithoutInspection(this).addOption(manage).addOption(dryRun).addOption(stateDir).addOption(podResourcesSocket);
+        return CommandSpec.wrapWithoutInspection(this).addOption(manage).addOption(dryRun).addOption(stateDir);
     }
 
     boolean dryRun() {
         return dryRun.getValue();
     }
 
-    ServeConfig.Vgpu settings() {
-        return new ServeConfig.Vgpu(manage.getValue(), stateDir.getValue(), podResourcesSocket.getValue());
+    /** @param podResourcesSocket the kubelet's PodResources socket ({@link PodResourcesOption}) */
+    ServeConfig.Vgpu settings(Path podResourcesSocket) {
+        return new ServeConfig.Vgpu(manage.getValue(), stateDir.getValue(), podResourcesSocket);
     }
 }

@@ -1,6 +1,8 @@
 package io.vfiodp.demo;
 
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
+import io.vfiodp.testkit.pods.NodePods;
+import io.vfiodp.testkit.pods.PodResourcesServer;
 import io.vfiodp.inventory.Inventory;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DraRouting;
@@ -18,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 
@@ -25,14 +28,17 @@ import java.util.concurrent.TimeoutException;
  * The whole flow on a fixture node bundled in the jar: scan and policy (printed as the
  * inventory), {@code serve} started as a process of its own, registering with an in-process
  * kubelet simulator over unix sockets, what its health and metrics endpoints answer, one
- * allocation per resource as the kubelet would ask for it, then a clean shutdown; then the same
- * node through the DRA driver ({@link DraDemoPart}).
+ * allocation per resource as the kubelet would ask for it when it admits a VM's pod, who holds
+ * which device then (the inventory and serve's metrics, from the kit's PodResources), then a clean
+ * shutdown; then the same node through the DRA driver ({@link DraDemoPart}).
  */
 public final class DemoRun {
 
     /** The bundled node: the t4-numa fixture (two Tesla T4 on two NUMA nodes, and what a real host has around them). */
     public static final String BUNDLED_NODE = "/io/vfiodp/demo/t4-numa.tree";
     public static final List<AllocationPrinter> DEFAULT_PRINTERS = List.of(new EnvAndDeviceSpecPrinter(), new HostdevXmlPrinter());
+    /** Where the demo's VM pods run. */
+    static final String VM_PODS_NAMESPACE = "vms";
     /** The /metrics samples the demo shows: what the kubelet was told, per resource, and the VFIO check. */
     private static final Set<String> SHOWN_METRICS = Set.of("vfio_dp_devices", "vfio_dp_registrations_total", "vfio_dp_vfio_available");
     /**
@@ -120,9 +126,10 @@ public final class DemoRun {
      * What the demo passes to {@code serve}: the node's roots, the simulator's directory, the
      * endpoints on a free loopback port (a fixed one could be taken), no Kubernetes API.
      */
-    private static List<String> serveOptions(Path node, Path pluginDir) {
+    private static List<String> serveOptions(Path node, Path pluginDir, Path podResources) {
         return List.of("--sysfs-root", node.resolve("sys").toString(), "--dev-root", node.resolve("dev").toString(),
-                "--device-plugin-dir", pluginDir.toString(), "--metrics-address", "127.0.0.1:0", "--kubevirt", "off");
+                "--device-plugin-dir", pluginDir.toString(), "--pod-resources-socket", podResources.toString(),
+                "--metrics-address", "127.0.0.1:0", "--kubevirt", "off");
     }
 
     /** The bundled node's manifest. */
@@ -151,19 +158,24 @@ public final class DemoRun {
         List<DesiredResource> resources = List.copyOf(inventory.evaluation().result().desiredState().resources().values());
         List<String> names = resources.stream().map(r -> r.name().value()).toList();
         out.println();
-        List<String> options = serveOptions(node, pluginDir);
-        out.println("== Kubelet simulator on " + pluginDir.resolve(KubeletSimulator.SOCKET)
+        Path podResourcesSocket = Files.createDirectories(workDir.resolve("pod-resources")).resolve("kubelet.sock");
+        List<String> options = serveOptions(node, pluginDir, podResourcesSocket);
+        out.println("== Kubelet simulator on " + pluginDir.resolve(KubeletSimulator.SOCKET) + ", its PodResources on " + podResourcesSocket
                 + " (in this process); starting serve against it as a process of its own, as on a node:");
         out.println("   serve " + String.join(" ", options));
         out.flush();
         Optional<DemoAllocation> allocated;
-        try (KubeletSimulator kubelet = KubeletSimulator.start(pluginDir)) {
+        NodePods pods = new NodePods();
+        try (KubeletSimulator kubelet = KubeletSimulator.start(pluginDir);
+             PodResourcesServer podResources = PodResourcesServer.start(podResourcesSocket, pods::list)) {
             try (RunningServe serving = serve.start(options, Map.of())) {
                 out.println("   serve runs as process " + serving.pid());
                 awaitRegistrations(kubelet, names, serving);
                 printRegistrations(kubelet, names);
                 printEndpoints(serving.metricsPort());
-                allocated = printAllocations(kubelet, resources);
+                allocated = printAllocations(kubelet, pods, resources);
+                new HoldersShown(out, wait).print(node, podResourcesSocket, endpoints == Endpoints.PROBES ? OptionalInt.empty()
+                        : OptionalInt.of(serving.metricsPort()));
             }
             out.println();
             out.println("== Shut down: the streams ended without an empty device list, plugin sockets removed"
@@ -172,6 +184,11 @@ public final class DemoRun {
         }
         dra.run(new DraDemoPart.Setting(out, node, workDir, serve, allocated, endpoints));
         out.flush();
+    }
+
+    /** The virt-launcher pod of the demo's VM number {@code i} (from 0), as virt-controller names one: {@code virt-launcher-<VMI>-<5 random>}. */
+    static String vmPod(int i) {
+        return "virt-launcher-vm" + (i + 1) + "-x7k2p";
     }
 
     /** After SIGTERM: the kubelet keeps each resource for its grace, which hides a restart or an upgrade of serve. */
@@ -271,12 +288,18 @@ public final class DemoRun {
         }
     }
 
-    /** Returns the first allocation, whose device the DRA part claims too. */
-    private Optional<DemoAllocation> printAllocations(KubeletSimulator kubelet, List<DesiredResource> resources) {
+    /**
+     * One VM's virt-launcher pod per resource, admitted as the kubelet admits it (the kit's
+     * {@link NodePods}, which its PodResources lists); returns the first allocation, whose device the
+     * DRA part claims too.
+     */
+    private Optional<DemoAllocation> printAllocations(KubeletSimulator kubelet, NodePods pods, List<DesiredResource> resources) {
         Optional<DemoAllocation> first = Optional.empty();
         out.println();
-        out.println("== One allocation per resource, as the kubelet asks: GetPreferredAllocation(1), then Allocate");
-        for (DesiredResource r : resources) {
+        out.println("== One allocation per resource, as the kubelet asks when it admits a VM's pod (" + VM_PODS_NAMESPACE + "/"
+                + vmPod(0) + ", ...): GetPreferredAllocation(1), then Allocate");
+        for (int i = 0; i < resources.size(); i++) {
+            DesiredResource r = resources.get(i);
             String name = r.name().value();
             List<String> healthy = kubelet.latest(name).map(l -> l.getDevicesList().stream()
                     .filter(d -> d.getHealth().equals("Healthy")).map(Device::getID).toList()).orElse(List.of());
@@ -285,7 +308,13 @@ public final class DemoRun {
                 continue;
             }
             List<String> preferred = kubelet.preferredAllocation(name, healthy, List.of(), 1);
-            var response = kubelet.allocate(name, List.of(preferred)).getContainerResponses(0);
+            NodePods.Admission admission = pods.admit(kubelet, VM_PODS_NAMESPACE, vmPod(i),
+                    List.of(NodePods.ContainerAsk.named(NodePods.CONTAINER, name, preferred)));
+            if (!(admission instanceof NodePods.Admission.Admitted admitted)) {
+                out.println("  " + name + ": pod " + vmPod(i) + " refused: " + ((NodePods.Admission.Refused) admission).reason());
+                continue;
+            }
+            var response = admitted.response().getContainerResponses(0);
             out.println("  " + name + ": preferred " + String.join(",", preferred));
             DemoAllocation allocation = new DemoAllocation(r.name(), r.kind(), preferred, response);
             for (AllocationPrinter p : printers) p.print(allocation, out);

@@ -22,6 +22,9 @@ public interface DraListener {
     /** The kubelet asked to prepare a claim and got {@code reason} instead of devices. */
     default void prepareFailed(String reason) {}
 
+    /** The kubelet's prepare or unprepare call was answered: what pods hold may have changed. */
+    default void claimsAnswered() {}
+
     /**
      * The DeviceClasses of the resources routed to DRA, as the API held them before and holds them
      * now ({@link ClassVerdict}, by resource); told whenever one changed.
@@ -42,6 +45,12 @@ public interface DraListener {
             public void prepareFailed(String reason) {
                 first.prepareFailed(reason);
                 next.prepareFailed(reason);
+            }
+
+            @Override
+            public void claimsAnswered() {
+                first.claimsAnswered();
+                next.claimsAnswered();
             }
 
             @Override

@@ -98,6 +98,7 @@ final class KubeletClaims implements ClaimHandler {
         answers.values().forEach(a -> {
             if (a instanceof PrepareAnswer.Prepared p) status.prepared(p.claim());
         });
+        loop.listener().claimsAnswered();
         return out.build();
     }
 
@@ -125,6 +126,7 @@ final class KubeletClaims implements ClaimHandler {
             throw new IllegalStateException("interrupted", e);
         }
         answers.forEach((uid, error) -> out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error.orElse("")).build()));
+        loop.listener().claimsAnswered();
         return out.build();
     }
 

@@ -6,21 +6,34 @@ import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.host.vfio.VfioApiCheck;
 import io.vfiodp.host.vfio.VfioAvailability;
+import io.vfiodp.holders.Attribution;
+import io.vfiodp.holders.HolderView;
+import io.vfiodp.holders.OfferedDevice;
+import io.vfiodp.holders.PodDetails;
+import io.vfiodp.kubelet.PodResourcesReading;
 import io.vfiodp.node.ScanPolicySource;
+import io.vfiodp.policy.DesiredResource;
+import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.DraRouting;
+import io.vfiodp.policy.ExposedDevice;
 import io.vfiodp.policy.config.ConfigSource;
 import io.vfiodp.policy.config.LocalConfig;
 import io.vfiodp.vgpu.LayoutReport;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The inventory, put together: pci.ids and the {@code --config} file read first (either one
  * unusable is the whole answer), then one scan and policy pass through {@link ScanPolicySource},
- * the pass serve makes, and the report in the format asked for. Changes nothing on the host.
+ * the pass serve makes, who holds each device it offers when asked ({@link HolderSource}), and the
+ * report in the format asked for. Changes nothing on the host.
  */
 public final class Inventory {
 
@@ -44,10 +57,11 @@ public final class Inventory {
      *                   which suggests from the default policy
      * @param routing    the resources shown as served through DRA
      * @param nodeLabels this node's labels, for the layout's {@code nodeMediatedDeviceTypes}
-     * @param driverName the DRA driver's name, which {@link Format#DEVICE_CLASSES} select
+     * @param driverName the DRA driver's name, which {@link Format#DEVICE_CLASSES} select and whose claims' devices are this node's
+     * @param holders    where to ask who holds the devices (the command always asks); empty: the table has no HOLDER column
      */
     public record Options(Path sysfsRoot, Path devRoot, Optional<Path> pciIds, Optional<Path> config, Format format, DraRouting routing,
-                          Map<String, String> nodeLabels, String driverName) {
+                          Map<String, String> nodeLabels, String driverName, Optional<HolderSource> holders) {
         public Options {
             Objects.requireNonNull(sysfsRoot, "sysfsRoot");
             Objects.requireNonNull(devRoot, "devRoot");
@@ -57,12 +71,30 @@ public final class Inventory {
             Objects.requireNonNull(routing, "routing");
             nodeLabels = Map.copyOf(nodeLabels);
             Objects.requireNonNull(driverName, "driverName");
+            Objects.requireNonNull(holders, "holders");
         }
 
-        /** With the default DRA driver name. */
+        /** With the default DRA driver name, not asking who holds the devices. */
         public Options(Path sysfsRoot, Path devRoot, Optional<Path> pciIds, Optional<Path> config, Format format, DraRouting routing,
                        Map<String, String> nodeLabels) {
-            this(sysfsRoot, devRoot, pciIds, config, format, routing, nodeLabels, DraSettings.DEFAULT_DRIVER);
+            this(sysfsRoot, devRoot, pciIds, config, format, routing, nodeLabels, DraSettings.DEFAULT_DRIVER, Optional.empty());
+        }
+
+        /** These options, asking {@code source} who holds the devices. */
+        public Options withHolders(HolderSource source) {
+            return new Options(sysfsRoot, devRoot, pciIds, config, format, routing, nodeLabels, driverName, Optional.of(source));
+        }
+    }
+
+    /**
+     * Who holds the devices, asked once: the kubelet's PodResources, and the pods' VMIs where an API is at hand.
+     *
+     * @param pods the pods of this node as the API lists them, or why they are not known
+     */
+    public record HolderSource(Supplier<PodResourcesReading> podResources, Supplier<PodDetails> pods) {
+        public HolderSource {
+            Objects.requireNonNull(podResources, "podResources");
+            Objects.requireNonNull(pods, "pods");
         }
     }
 
@@ -77,6 +109,9 @@ public final class Inventory {
         /** pci.ids or the configuration file cannot be used; {@code reason} names the file. */
         record Failed(String reason) implements Outcome {}
     }
+
+    /** How long the command waits for the kubelet's PodResources to answer. */
+    public static final Duration POD_RESOURCES_TIMEOUT = Duration.ofSeconds(5);
 
     private Inventory() {}
 
@@ -115,6 +150,15 @@ public final class Inventory {
         return ExtendedResourceClasses.yaml(options.driverName(), ExtendedResourceClasses.of(options.driverName(), routed), header);
     }
 
+    /** Every device the policy exposes, on the side {@code routing} sends its resource. */
+    private static List<OfferedDevice> offered(DesiredState desired, DraRouting routing) {
+        List<OfferedDevice> out = new ArrayList<>();
+        for (DesiredResource r : desired.resources().values()) {
+            for (ExposedDevice d : r.devices()) out.add(OfferedDevice.of(d, r.name(), routing.route(r.name())));
+        }
+        return out;
+    }
+
     private static String text(Options options, ScanPolicySource.Evaluation pass, PciIds pciIds) {
         if (options.format() == Format.SUGGESTED_CONFIG) return SuggestedConfig.yaml(pass.snapshot(), pass.result(), pciIds);
         if (options.format() == Format.DEVICE_CLASSES) return deviceClasses(options, pass);
@@ -122,8 +166,10 @@ public final class Inventory {
                 pass.configWarnings(), options.routing());
         // Only /dev/vfio/vfio is opened, never a group node: that would take the group from a running VM.
         Optional<VfioAvailability> vfio = Optional.of(VfioApiCheck.check(options.devRoot()));
-        if (options.format() == Format.JSON) return InventoryJson.format(report, vfio);
-        String table = InventoryText.format(report, vfio);
+        Optional<HolderView> holders = options.holders().map(h -> Attribution.of(h.podResources().get(), h.pods().get(),
+                offered(pass.result().desiredState(), options.routing()), options.driverName()));
+        if (options.format() == Format.JSON) return InventoryJson.format(report, vfio, holders);
+        String table = InventoryText.format(report, vfio, holders);
         if (pass.layout() instanceof ConfigSource.LayoutSetting.Desired layout) {
             table += "\n" + LayoutReport.table(pass.snapshot(), layout.types());
         }

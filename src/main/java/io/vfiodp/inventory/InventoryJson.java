@@ -3,6 +3,7 @@ package io.vfiodp.inventory;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.ScanProblem;
 import io.vfiodp.host.vfio.VfioAvailability;
+import io.vfiodp.holders.HolderView;
 import io.vfiodp.inventory.InventoryReport.ResourceSummary;
 import io.vfiodp.inventory.InventoryReport.Row;
 import io.vfiodp.policy.Decision;
@@ -37,6 +38,14 @@ public final class InventoryJson {
 
     /** As {@link #format(InventoryReport)}, with a {@code vfio} object saying what {@code /dev/vfio/vfio} answered. */
     public static String format(InventoryReport report, Optional<VfioAvailability> vfio) {
+        return format(report, vfio, Optional.empty());
+    }
+
+    /**
+     * As {@link #format(InventoryReport, Optional)}, with who holds each device when {@code holders} is there: a
+     * {@code holders} object (where they come from) and each device's {@code holder}.
+     */
+    public static String format(InventoryReport report, Optional<VfioAvailability> vfio, Optional<HolderView> holders) {
         ObjectMapper mapper = new JsonMapper();
         ObjectNode root = mapper.createObjectNode();
         root.put("schema", SCHEMA);
@@ -60,8 +69,13 @@ public final class InventoryJson {
                 }
             }
         });
+        holders.ifPresent(h -> HolderJson.source(root.putObject("holders"), h));
         ArrayNode devices = root.putArray("devices");
-        for (Row row : report.rows()) devices.add(device(mapper, report, row));
+        for (Row row : report.rows()) {
+            ObjectNode device = device(mapper, report, row);
+            holders.ifPresent(h -> HolderJson.holder(device, h, row.id(), row.decision() instanceof Decision.Exposed));
+            devices.add(device);
+        }
         ArrayNode resources = root.putArray("resources");
         for (ResourceSummary r : report.resources()) {
             ObjectNode n = resources.addObject();

@@ -3,6 +3,7 @@ package io.vfiodp.inventory;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.ScanProblem;
 import io.vfiodp.host.vfio.VfioAvailability;
+import io.vfiodp.holders.HolderView;
 import io.vfiodp.inventory.InventoryReport.ResourceSummary;
 import io.vfiodp.inventory.InventoryReport.Row;
 import io.vfiodp.policy.Decision;
@@ -18,7 +19,7 @@ import java.util.stream.Collectors;
 
 /**
  * The inventory as a table for people: one line per device with the decision last, and
- * indented detail lines under it (model, companions, type, notes, why unhealthy).
+ * indented detail lines under it (model, companions, type, notes, why unhealthy, who holds it).
  */
 public final class InventoryText {
 
@@ -34,24 +35,37 @@ public final class InventoryText {
 
     /** As {@link #format(InventoryReport)}, with a {@code vfio:} line saying what {@code /dev/vfio/vfio} answered. */
     public static String format(InventoryReport report, Optional<VfioAvailability> vfio) {
+        return format(report, vfio, Optional.empty());
+    }
+
+    /** As {@link #format(InventoryReport, Optional)}, with a HOLDER column when {@code holders} says who holds each device. */
+    public static String format(InventoryReport report, Optional<VfioAvailability> vfio, Optional<HolderView> holders) {
         StringBuilder out = new StringBuilder();
         out.append("pci.ids: ").append(report.pciIds().describe()).append('\n');
         out.append("configuration: ").append(report.configuration().orElse("none (default: NVIDIA GPUs, NVSwitches and vGPUs)"))
                 .append('\n');
         vfio.ifPresent(v -> out.append("vfio: ").append(v.describe()).append('\n'));
+        holders.ifPresent(h -> out.append(HolderText.sourceLine(h)).append('\n'));
         boolean routed = !report.routing().equals(DraRouting.NONE);
         if (routed) out.append("dra: ").append(report.routing()).append(" (served through DRA; every other resource through device plugins)\n");
         out.append('\n');
 
         List<String[]> cells = new ArrayList<>();
-        cells.add(DEVICE_HEADER);
-        for (Row row : report.rows()) cells.add(cells(report, row));
+        String[] header = holders.isPresent() ? HolderText.withHolderColumn(DEVICE_HEADER, "HOLDER") : DEVICE_HEADER;
+        cells.add(header);
+        for (Row row : report.rows()) {
+            String[] c = cells(report, row);
+            cells.add(holders.isPresent() ? HolderText.withHolderColumn(c, HolderText.cell(holders.get(), row.id(), offered(row))) : c);
+        }
         int[] widths = widths(cells);
         int indent = widths[0] + 2;
-        out.append(line(DEVICE_HEADER, widths));
+        out.append(line(header, widths));
         for (int i = 0; i < report.rows().size(); i++) {
+            Row row = report.rows().get(i);
             out.append(line(cells.get(i + 1), widths));
-            for (String detail : details(report, report.rows().get(i))) {
+            List<String> details = details(report, row);
+            holders.ifPresent(h -> details.addAll(HolderText.details(h, row.id(), offered(row))));
+            for (String detail : details) {
                 out.append(" ".repeat(indent)).append(detail).append('\n');
             }
         }
@@ -94,6 +108,11 @@ public final class InventoryText {
             row.decision() instanceof Decision.Exposed e && report.route(e) == Route.DRA
                     ? "exposed through DRA as " + e.resource() : decision(row.decision())
         };
+    }
+
+    /** Whether the row's device is offered (on either side): only those have a holder. */
+    private static boolean offered(Row row) {
+        return row.decision() instanceof Decision.Exposed;
     }
 
     static String decision(Decision d) {

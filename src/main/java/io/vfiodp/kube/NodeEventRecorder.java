@@ -20,7 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Posts Warning (and Normal) Events about this node ({@code kubectl describe node} shows them). Callers never
+ * Posts Warning (and Normal) Events about this node ({@code kubectl describe node} shows them), and
+ * about the pods and VMIs on it that hold its devices ({@link #warn(About, String, String)}). Callers never
  * wait: {@link #warn} drops the event when the bounded queue is full, and one thread of its own
  * talks to the API. The same reason and message are posted at most once per {@code repeatAfter}
  * (Events expire after an hour by default, so a problem that persists is posted again).
@@ -33,7 +34,35 @@ public final class NodeEventRecorder implements AutoCloseable {
     private static final int MAX_MESSAGE = 1024;
     private static final Logger LOG = LoggerFactory.getLogger(NodeEventRecorder.class);
 
-    private record Key(String type, String reason, String message) {}
+    /**
+     * The object an Event is about; the Event goes into its namespace.
+     *
+     * @param uid the object's UID, which {@code kubectl describe} matches
+     */
+    public record About(String apiVersion, String kind, String namespace, String name, String uid) {
+        public About {
+            Objects.requireNonNull(apiVersion, "apiVersion");
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(uid, "uid");
+        }
+
+        public static About pod(String namespace, String name, String uid) {
+            return new About("v1", "Pod", namespace, name, uid);
+        }
+
+        public static About vmi(String namespace, String name, String uid) {
+            return new About("kubevirt.io/v1", "VirtualMachineInstance", namespace, name, uid);
+        }
+
+        /** A Node: its events live in {@value #NAMESPACE}; the kubelet uses the node's name as their UID, and kubectl matches both. */
+        static About node(String name) {
+            return new About("v1", "Node", NAMESPACE, name, name);
+        }
+    }
+
+    private record Key(About about, String type, String reason, String message) {}
 
     private final KubernetesClient client;
     private final String nodeName;
@@ -67,16 +96,27 @@ public final class NodeEventRecorder implements AutoCloseable {
 
     /** Queues a Warning event on the node; never blocks. Returns false when it was dropped. */
     public boolean warn(String reason, String message) {
-        return offer("Warning", reason, message);
+        return offer(About.node(nodeName), "Warning", reason, message);
     }
 
     /** Queues a Normal event on the node (a recovery); never blocks. Returns false when it was dropped. */
     public boolean normal(String reason, String message) {
-        return offer("Normal", reason, message);
+        return offer(About.node(nodeName), "Normal", reason, message);
     }
 
-    private boolean offer(String type, String reason, String message) {
-        boolean queued = queue.offer(new Key(type, Objects.requireNonNull(reason, "reason"), truncate(Objects.requireNonNull(message, "message"))));
+    /** Queues a Warning event on {@code about} (a pod, a VMI on this node); never blocks. Returns false when it was dropped. */
+    public boolean warn(About about, String reason, String message) {
+        return offer(about, "Warning", reason, message);
+    }
+
+    /** Queues a Normal event on {@code about}; never blocks. Returns false when it was dropped. */
+    public boolean normal(About about, String reason, String message) {
+        return offer(about, "Normal", reason, message);
+    }
+
+    private boolean offer(About about, String type, String reason, String message) {
+        boolean queued = queue.offer(new Key(Objects.requireNonNull(about, "about"), type, Objects.requireNonNull(reason, "reason"),
+                truncate(Objects.requireNonNull(message, "message"))));
         if (!queued && !droppedLogged) {
             droppedLogged = true;
             LOG.warn("node event queue full ({} pending): dropping events until the API server catches up", queue.size());
@@ -101,16 +141,17 @@ public final class NodeEventRecorder implements AutoCloseable {
 
     private boolean post(Key key, Instant now) {
         String ts = DateTimeFormatter.ISO_INSTANT.format(now.truncatedTo(ChronoUnit.SECONDS));
+        About about = key.about();
         Event event = new EventBuilder()
                 .withNewMetadata()
                     // client-go's naming (involved object name + "." + hex nanoseconds), plus a sequence
                     // number: two events in one clock tick must not share a name
-                    .withName(nodeName + "." + Long.toHexString(now.getEpochSecond() * 1_000_000_000L + now.getNano())
+                    .withName(about.name() + "." + Long.toHexString(now.getEpochSecond() * 1_000_000_000L + now.getNano())
                             + Integer.toHexString(sequence++))
-                    .withNamespace(NAMESPACE)
+                    .withNamespace(about.namespace())
                 .endMetadata()
-                // the kubelet uses the node name as the UID of its node events; kubectl matches both forms
-                .withNewInvolvedObject().withApiVersion("v1").withKind("Node").withName(nodeName).withUid(nodeName).endInvolvedObject()
+                .withNewInvolvedObject().withApiVersion(about.apiVersion()).withKind(about.kind()).withName(about.name())
+                    .withNamespace(about.kind().equals("Node") ? null : about.namespace()).withUid(about.uid()).endInvolvedObject()
                 .withType(key.type())
                 .withReason(key.reason())
                 .withMessage(key.message())
@@ -122,15 +163,16 @@ public final class NodeEventRecorder implements AutoCloseable {
                 .withCount(1)
                 .build();
         try {
-            client.v1().events().inNamespace(NAMESPACE).resource(event).create();
+            client.v1().events().inNamespace(about.namespace()).resource(event).create();
             failures.forget();
             return true;
         } catch (KubernetesClientException e) {
-            String failure = e.getCode() == 403 ? "forbidden (HTTP 403): grant create on events in the namespace " + NAMESPACE
+            String failure = e.getCode() == 403 ? "forbidden (HTTP 403): grant create on events in the namespace " + about.namespace()
                     : e.getCode() > 0 ? "HTTP " + e.getCode() : "API server unreachable";
             // once per distinct failure, not per event: without the right (the GPU Operator's service
             // account lacks it) every event fails alike, and each is in this log already
-            failures.problem(failure, "cannot post Events on node " + nodeName + ": " + failure
+            failures.problem(failure, "cannot post Events on " + about.kind().toLowerCase(java.util.Locale.ROOT) + " "
+                    + (about.kind().equals("Node") ? "" : about.namespace() + "/") + about.name() + ": " + failure
                     + "; events are only logged meanwhile (first not posted: " + key.reason() + ": " + key.message() + ")");
             return false;
         }

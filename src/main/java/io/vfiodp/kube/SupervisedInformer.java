@@ -9,6 +9,7 @@ import io.vfiodp.triggers.ProblemLog;
 import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.function.Supplier;
@@ -86,6 +87,11 @@ public final class SupervisedInformer<T extends HasMetadata> implements AutoClos
      */
     public boolean absent() {
         return absent;
+    }
+
+    /** Why it cannot list or watch now, as the log said it; empty while it can. */
+    public Optional<String> problem() {
+        return Optional.ofNullable(problems.current());
     }
 
     /** The informer's store; empty while not {@link #synced()}. */

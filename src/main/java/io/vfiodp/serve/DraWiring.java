@@ -62,16 +62,18 @@ final class DraWiring {
      * {@code closer} and watches its directories with {@code watcher}.
      */
     static Started start(ServeConfig config, Optional<KubernetesClient> client, Optional<NodeEventRecorder> events, ServingMetrics metrics,
-                         DirectoryWatcher watcher, Closer closer, Supplier<PodResourcesReading> pods) throws IOException {
+                         DraListener holders, DirectoryWatcher watcher, Closer closer, Supplier<PodResourcesReading> pods) throws IOException {
         ServeConfig.Dra dra = config.dra();
         Path pluginDir = pluginDir(config);
-        if (!dra.enabled()) return runsAnyway(config) ? leftOver(config, client, events, metrics, watcher, closer, pluginDir, pods) : Started.NONE;
+        if (!dra.enabled()) {
+            return runsAnyway(config) ? leftOver(config, client, events, metrics, holders, watcher, closer, pluginDir, pods) : Started.NONE;
+        }
         List<String> missing = missing(config, client);
         if (!missing.isEmpty()) {
             throw new IOException("--dra-resources " + dra.routing() + " needs " + String.join(" and ", missing)
                     + ": the DRA driver publishes this node's devices as ResourceSlices and reads the ResourceClaims the kubelet prepares");
         }
-        DraDriver driver = driver(config, client.get(), events, metrics, watcher, closer, pluginDir, pods);
+        DraDriver driver = driver(config, client.get(), events, metrics, holders, watcher, closer, pluginDir, pods);
         log.info("DRA: driver {} serves {} as pool {}: registration socket in {}, plugin dir {}, CDI specs in {}, numaNode {}", dra.driverName(),
                 dra.routing().all() ? "every resource" : dra.routing(), config.nodeName().get(), dra.registryDir(), pluginDir, dra.cdiDir(),
                 dra.numaList() ? "as a list (--dra-numa-form list)" : "as a scalar");
@@ -106,7 +108,7 @@ final class DraWiring {
      * checkpoint holds, whose devices stay out of the device plugins until then.
      */
     private static Started leftOver(ServeConfig config, Optional<KubernetesClient> client, Optional<NodeEventRecorder> events,
-                                    ServingMetrics metrics, DirectoryWatcher watcher, Closer closer, Path pluginDir,
+                                    ServingMetrics metrics, DraListener holders, DirectoryWatcher watcher, Closer closer, Path pluginDir,
                                     Supplier<PodResourcesReading> pods) throws IOException {
         String driverName = config.dra().driverName();
         Checkpoint checkpoint = new Checkpoint(pluginDir, driverName);
@@ -134,7 +136,7 @@ final class DraWiring {
                     claims.size(), driverName, String.join(" and ", missing), new TreeSet<>(held));
             return new Started(Optional.empty(), () -> new ClaimedDevices.Known(held));
         }
-        DraDriver driver = driver(config, client.get(), events, metrics, watcher, closer, pluginDir, pods);
+        DraDriver driver = driver(config, client.get(), events, metrics, holders, watcher, closer, pluginDir, pods);
         if (reading instanceof Checkpoint.Lost) {
             log.info("DRA: no resource is routed to DRA; driver {} runs on, offering nothing, to serve the kubelet's unprepare calls for"
                     + " the claims it still has prepared, which its lost checkpoint does not all name (above)", driverName);
@@ -155,9 +157,10 @@ final class DraWiring {
         return held;
     }
 
+    /** @param holders told when the kubelet's prepare and unprepare calls are answered */
     private static DraDriver driver(ServeConfig config, KubernetesClient client, Optional<NodeEventRecorder> events, ServingMetrics metrics,
-                                    DirectoryWatcher watcher, Closer closer, Path pluginDir, Supplier<PodResourcesReading> pods)
-            throws IOException {
+                                    DraListener holders, DirectoryWatcher watcher, Closer closer, Path pluginDir,
+                                    Supplier<PodResourcesReading> pods) throws IOException {
         ServeConfig.Dra dra = config.dra();
         DraSettings settings;
         try {
@@ -166,7 +169,7 @@ final class DraWiring {
         } catch (IllegalArgumentException e) {
             throw new IOException("--dra-resources " + dra.routing() + ": " + e.getMessage(), e);
         }
-        DraListener listener = metrics.draListener(dra.driverName());
+        DraListener listener = metrics.draListener(dra.driverName()).andThen(holders);
         if (events.isPresent()) {
             listener = listener.andThen(HealthEvents.onNode(events.get())).andThen(DeviceClassEvents.onNode(events.get()));
         }

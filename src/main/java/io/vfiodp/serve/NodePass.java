@@ -9,6 +9,7 @@ import io.vfiodp.policy.config.ConfigSource;
 import io.vfiodp.vgpu.VgpuLayoutStep;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -33,11 +34,13 @@ public final class NodePass implements NodeStateSource {
     private final Optional<HostScans> scans;
     private final Optional<NodeSwitch> handover;
     private final Function<TargetState, CompletableFuture<Void>> dra;
+    private final Consumer<TargetState> wantedSeen;
 
     /** A pass whose scan reads everything every time, for the device plugins alone. */
     public NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, ServingMetrics metrics,
                     LongSupplier nanoTime) {
-        this(configs, layout, scanPolicy, Optional.empty(), metrics, nanoTime, Optional.empty(), state -> CompletableFuture.completedFuture(null));
+        this(configs, layout, scanPolicy, Optional.empty(), metrics, nanoTime, Optional.empty(), state -> CompletableFuture.completedFuture(null),
+                wanted -> { });
     }
 
     /**
@@ -45,9 +48,12 @@ public final class NodePass implements NodeStateSource {
      * @param handover cuts every state so that no device is offered both ways; without it, states go as the policy made them
      * @param dra      takes every state the pass makes (the DRA driver's {@code apply}, which only enqueues); its answer
      *                 completes once the driver decides on it
+     * @param wantedSeen told every state scan and policy make, before the switch cuts it: every device of the node, one that
+     *                 waits for a side to let go of it included (who holds what); must return at once
      */
     NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, Optional<HostScans> scans,
-             ServingMetrics metrics, LongSupplier nanoTime, Optional<NodeSwitch> handover, Function<TargetState, CompletableFuture<Void>> dra) {
+             ServingMetrics metrics, LongSupplier nanoTime, Optional<NodeSwitch> handover, Function<TargetState, CompletableFuture<Void>> dra,
+             Consumer<TargetState> wantedSeen) {
         this.configs = configs;
         this.layout = layout;
         this.scanPolicy = scanPolicy;
@@ -56,6 +62,7 @@ public final class NodePass implements NodeStateSource {
         this.nanoTime = nanoTime;
         this.handover = handover;
         this.dra = dra;
+        this.wantedSeen = wantedSeen;
     }
 
     @Override
@@ -80,6 +87,7 @@ public final class NodePass implements NodeStateSource {
         try {
             TargetState wanted = scanPolicy.read(config);
             metrics.scanSucceeded(seconds(reading + nanoTime.getAsLong() - scanStart));
+            wantedSeen.accept(wanted);
             TargetState state = handover.map(h -> h.decide(wanted)).orElse(wanted);
             CompletableFuture<Void> takenIn = dra.apply(state);
             handover.ifPresent(h -> h.handedToDra(state, takenIn));

@@ -12,10 +12,10 @@ import io.vfiodp.host.uevent.UeventSocket;
 import io.vfiodp.host.vfio.VfioApiCheck;
 import io.vfiodp.host.vfio.VfioAvailability;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vfiodp.holders.HolderView;
 import io.vfiodp.kube.HealthEvents;
 import io.vfiodp.kube.KubeClients;
 import io.vfiodp.kubelet.PodResourcesClient;
-import io.vfiodp.kubelet.PodResourcesReading;
 import io.vfiodp.metrics.MetricsAddress;
 import io.vfiodp.metrics.MetricsServer;
 import io.vfiodp.metrics.ServingMetrics;
@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * The one place {@code serve} is put together, from a {@link ServeConfig}: the configuration's
  * source (the KubeVirt CR or the local file), the vGPU layout step, the DRA driver, the pass
  * (configuration, layout, scan, policy), the device-plugin runtime, its triggers (kernel uevents,
- * the {@code /dev/vfio} watch, the periodic full rescan) and the HTTP endpoints.
+ * the {@code /dev/vfio} watch, the periodic full rescan), who holds which device ({@link HoldersWiring}) and the HTTP endpoints.
  * Everything started goes onto one stack and is closed in reverse order, on a failure during
  * start-up and on {@link #close()} (SIGTERM) alike.
  */
@@ -58,14 +58,16 @@ public final class ServeApp implements AutoCloseable {
     private final Optional<MetricsServer> metricsServer;
     private final Optional<MetricsServer> probeServer;
     private final HostScans scans;
+    private final HoldersWiring holders;
 
     private ServeApp(Closer closer, PluginRuntime runtime, Optional<MetricsServer> metricsServer, Optional<MetricsServer> probeServer,
-                     HostScans scans) {
+                     HostScans scans, HoldersWiring holders) {
         this.closer = closer;
         this.runtime = runtime;
         this.metricsServer = metricsServer;
         this.probeServer = probeServer;
         this.scans = scans;
+        this.holders = holders;
     }
 
     /** Starts everything {@code config} asks for and returns it serving; fails, having closed what it started, when it cannot. */
@@ -106,23 +108,24 @@ public final class ServeApp implements AutoCloseable {
             ScanPolicySource scanPolicy = new ScanPolicySource(scans, configs.configs(), vendors -> PciIds.load(config.pciIds(), vendors),
                     Optional.of(configs.problems()), config.dra().routing(), doctor::passed);
             // one client for every part that asks the kubelet what pods hold; its thread starts at the first question
-            Optional<PodResourcesClient> podResources = config.vgpu().manage() || config.dra().enabled() || DraWiring.runsAnyway(config)
-                    ? Optional.of(closer.add(new PodResourcesClient(config.vgpu().podResourcesSocket(), VgpuWiring.POD_RESOURCES_TIMEOUT)))
-                    : Optional.empty();
-            Supplier<PodResourcesReading> pods = podResources.<Supplier<PodResourcesReading>>map(c -> c::read)
-                    .orElse(() -> new PodResourcesReading.Unreadable("no PodResources client: no resource is routed to DRA"));
-            Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics, podResources);
-            DraWiring.Started draStarted = DraWiring.start(config, configs.client(), configs.events(), metrics, watches, closer, pods);
+            PodResourcesClient podResources = closer.add(new PodResourcesClient(config.vgpu().podResourcesSocket(),
+                    VgpuWiring.POD_RESOURCES_TIMEOUT));
+            Supplier<PodResourcesReading> pods = podResources::read;
+            HoldersWiring holders = HoldersWiring.start(config, podResources, configs.client(), configs.events(), registry, closer);
+            Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics,
+                    Optional.of(podResources));
+            DraWiring.Started draStarted = DraWiring.start(config, configs.client(), configs.events(), metrics, holders.draListener(), watches,
+                    closer, pods);
             Optional<DraDriver> dra = draStarted.driver();
             NodeSwitch handover = new NodeSwitch(new OfferedDevicesFile(config.devicePluginDir()), pods, draStarted.held(),
                     config.dra().driverName(), config.nodeName().orElse(""), NodeSwitch.TAKE_IN_WAIT);
             NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime,
-                    Optional.of(handover), state -> dra.map(d -> d.apply(state)).orElse(CompletableFuture.completedFuture(null)));
+                    Optional.of(handover), state -> dra.map(d -> d.apply(state)).orElse(CompletableFuture.completedFuture(null)), holders::offered);
             // before the first scan: a change between that scan and the socket would be missed
             UeventWiring kernelEvents = UeventWiring.open(config, scans, uevents, closer);
 
-            PluginListener listener = configs.events().<PluginListener>map(e -> PluginListeners.of(metrics, HealthEvents.onNode(e)))
-                    .orElse(metrics);
+            PluginListener listener = configs.events().<PluginListener>map(e -> PluginListeners.of(metrics, HealthEvents.onNode(e),
+                    holders.pluginListener())).orElse(PluginListeners.of(metrics, holders.pluginListener()));
             if (configs.events().isEmpty()) {
                 log.info("device health changes are logged, not posted as Node events: {}",
                         ConfigWiring.withoutEvents(config, apiWanted, configs.client().isPresent()));
@@ -144,7 +147,7 @@ public final class ServeApp implements AutoCloseable {
                 probes = Optional.of(closer.add(serveHttp(probesAt.get(), MetricsServer.Endpoints.PROBES, registry, metrics, runtime, dra, doctor)));
             }
             configs.follower().ifPresent(f -> f.attach(runtime::rescanNow));
-            return new ServeApp(closer, runtime, server, probes, scans);
+            return new ServeApp(closer, runtime, server, probes, scans, holders);
         } catch (IOException | RuntimeException e) {
             closer.close();
             throw e;
@@ -180,6 +183,11 @@ public final class ServeApp implements AutoCloseable {
     /** The passes' scans: full or incremental, and whether uevents are tracked. */
     HostScans scans() {
         return scans;
+    }
+
+    /** Who holds which device, as last read. */
+    HolderView holders() {
+        return holders.tracker().view();
     }
 
     public Optional<Integer> metricsPort() {

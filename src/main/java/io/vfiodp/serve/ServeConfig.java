@@ -52,7 +52,8 @@ public record ServeConfig(Path sysfsRoot, Path devRoot, Path procRoot, Optional<
     /**
      * @param manage             create and remove vGPUs to match the configured layout
      * @param stateDir           where the record of the vGPUs this plugin made survives restarts
-     * @param podResourcesSocket the kubelet's PodResources socket, asked which vGPUs are in use
+     * @param podResourcesSocket the kubelet's PodResources socket, asked which devices pods hold: who holds each device, which
+     *                           vGPUs are in use, what a switch to DRA waits for
      */
     public record Vgpu(boolean manage, Path stateDir, Path podResourcesSocket) {
         public Vgpu {

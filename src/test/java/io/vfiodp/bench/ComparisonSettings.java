@@ -52,6 +52,7 @@ record ComparisonSettings(Optional<Path> peerBinary, String peerName, List<OurIm
                 [--runs N (5, at least 3)] [--idle-seconds S (120; 0 skips the idle measurement)]
                 [--fixture DIR (src/test/resources/sysfs-fixtures/t4-numa)] [--logs DIR]
                 [--floor] [--idle-for LABEL,... (every contender)] [--events-for LABEL,... (none)] [--event-runs N (10)] [--event-rounds N (3)]
+                [--pod-resources PATH (the kit's PodResources, listing no pod, on PATH: give the images --serve-arg=--pod-resources-socket=PATH)]
             PATH: the executable of the device plugin to compare with, built or downloaded by you. It runs (as root) in a
             mount namespace of its own where the bench's node and kubelet are at a node's fixed paths: the node's sys/ on
             /sys, its dev/vfio on /dev/vfio, the kubelet's directory on /var/lib/kubelet/device-plugins and the pci.ids of

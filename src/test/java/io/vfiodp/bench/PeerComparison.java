@@ -8,6 +8,8 @@ import io.vfiodp.host.pciids.PciIds;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
+import io.vfiodp.testkit.pods.NodePods;
+import io.vfiodp.testkit.pods.PodResourcesServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,6 +63,19 @@ public final class PeerComparison {
     }
 
     public static void main(String[] args) throws Exception {
+        // --pod-resources PATH: the kubelet's PodResources (the kit's, listing no pod) on PATH for the whole comparison, so that an
+        // image given --serve-arg=--pod-resources-socket=PATH reads a live one when idle, as on a node with the socket mounted
+        List<String> rest = new ArrayList<>(List.of(args));
+        int podResourcesAt = rest.indexOf("--pod-resources");
+        if (podResourcesAt >= 0 && podResourcesAt + 1 < rest.size()) {
+            Path socket = Path.of(rest.remove(podResourcesAt + 1));
+            rest.remove(podResourcesAt);
+            try (PodResourcesServer ignored = PodResourcesServer.start(socket, new NodePods()::list)) {
+                System.out.println("--pod-resources: the kubelet's PodResources (no pod holds a device) on " + socket);
+                main(rest.toArray(String[]::new));
+            }
+            return;
+        }
         ComparisonSettings settings;
         try {
             settings = ComparisonSettings.parse(args);

@@ -77,7 +77,20 @@ class DemoCommandTest {
         String work = group("rebuilt in (\\S+)/node ", output);
 
         assertThat(output).contains("\n   serve --sysfs-root " + work + "/node/sys --dev-root " + work + "/node/dev --device-plugin-dir "
-                + work + "/device-plugins --metrics-address 127.0.0.1:0 --kubevirt off\n");
+                + work + "/device-plugins --pod-resources-socket " + work + "/pod-resources/kubelet.sock --metrics-address 127.0.0.1:0"
+                + " --kubevirt off\n");
+    }
+
+    @Test
+    void afterTheAllocationServesMetricsAndInventoryNameTheVmsPod() {
+        assertThat(output).contains("== One allocation per resource, as the kubelet asks when it admits a VM's pod (vms/virt-launcher-vm1-x7k2p,",
+                "  GET /metrics  1 vfio_dp_device_holder_info series (serve read PodResources after the Allocate):\n"
+                        + "    vfio_dp_device_holder_info{claim=\"\",container=\"compute\",device=\"0000:b1:00.0\",namespace=\"vms\","
+                        + "pod=\"virt-launcher-vm1-x7k2p\",resource=\"nvidia.com/TU104GL_TESLA_T4\",vm=\"\",vmi=\"\"} 1.0\n",
+                "    holders: the kubelet's PodResources; VMIs unknown (the demo's device-plugin part runs without a Kubernetes API)\n",
+                "                  held by pod vms/virt-launcher-vm1-x7k2p, container compute, through nvidia.com/TU104GL_TESLA_T4\n");
+        assertThat(output).containsPattern("\n    0000:b1:00\\.0 .* Healthy +vms/virt-launcher-vm1-x7k2p +exposed as nvidia\\.com/TU104GL_TESLA_T4\n");
+        assertThat(output).containsPattern("\n    0000:1a:00\\.0 .* Healthy +free +exposed as");
     }
 
     @Test
@@ -158,7 +171,8 @@ class DemoCommandTest {
         Process p = new ProcessBuilder(ServeJvm.command(List.of("demo", "--verbose")))
                 .redirectOutput(tmp.resolve("out").toFile()).redirectError(tmp.resolve("err").toFile()).start();
         try {
-            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("demo finished").isTrue();
+            // generous: the demo starts two serve JVMs besides its own, on a 2-core machine other builds share
+            assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("demo finished").isTrue();
         } finally {
             p.destroyForcibly();
         }

@@ -80,8 +80,6 @@ class BaseManifestsTest {
                 "ServiceAccount vfio-device-plugin/vfio-device-plugin",
                 "ClusterRole -/vfio-device-plugin",
                 "ClusterRoleBinding -/vfio-device-plugin",
-                "Role default/vfio-device-plugin-node-events",
-                "RoleBinding default/vfio-device-plugin-node-events",
                 "DaemonSet vfio-device-plugin/vfio-device-plugin");
     }
 
@@ -173,6 +171,7 @@ class BaseManifestsTest {
         assertThat((Path) option(serve, "--device-plugin-dir")).isEqualTo(Path.of(mountPathOf(m, "device-plugins")));
         assertThat((Path) option(serve, "--sysfs-root")).isEqualTo(Path.of(mountPathOf(m, "sys")));
         assertThat(((Path) option(serve, "--dev-root")).resolve("vfio")).isEqualTo(Path.of(mountPathOf(m, "dev-vfio")));
+        assertThat(((Path) option(serve, "--pod-resources-socket")).getParent()).isEqualTo(Path.of(mountPathOf(m, "pod-resources")));
         assertThat((boolean) option(serve, "--manage-vgpus")).isFalse();
         assertThat(option(serve, "--kubevirt").toString()).isEqualTo("auto");
     }

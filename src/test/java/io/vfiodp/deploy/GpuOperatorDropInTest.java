@@ -231,6 +231,8 @@ class GpuOperatorDropInTest {
             + "retrying (backoff 1 s to 30 s)";
     private static final String NODE_LINE = "WARN cannot watch node gpu-node-1: forbidden (HTTP 403): grant list and watch on nodes; "
             + "nodeMediatedDeviceTypes entries are matched against no labels meanwhile; retrying (backoff 1 s to 30 s)";
+    private static final String PODS_LINE = "WARN cannot watch the pods of node gpu-node-1: forbidden (HTTP 403): grant list and watch on pods; "
+            + "device holders are shown without their VMIs meanwhile; retrying (backoff 1 s to 30 s)";
 
     /** The lines that name a refused right, without their time stamps. */
     private static List<String> forbiddenLines(ServeChild serve) {
@@ -265,12 +267,12 @@ class GpuOperatorDropInTest {
             });
 
             assertThat(n.serve().get("/readyz")).startsWith("ready: 1 resource(s)");
-            assertThat(forbiddenLines(n.serve())).as(n.serve().describe()).containsExactlyInAnyOrder(CR_LINE, NODE_LINE,
+            assertThat(forbiddenLines(n.serve())).as(n.serve().describe()).containsExactlyInAnyOrder(CR_LINE, NODE_LINE, PODS_LINE,
                     "WARN cannot post Events on node gpu-node-1: forbidden (HTTP 403): grant create on events in the namespace default; events "
                             + "are only logged meanwhile (first not posted: VfioDeviceUnhealthy: nvidia.com/TU104GL_TESLA_T4 device 0000:1b:00.0 "
                             + "is Unhealthy: IOMMU group 25: /dev/vfio/25 missing)");
             assertThat(Set.copyOf(n.api().forbidden())).containsExactlyInAnyOrder("list kubevirt.io/kubevirts in all namespaces",
-                    "list /nodes in all namespaces", "create /events in default");
+                    "list /nodes in all namespaces", "list /pods in all namespaces", "create /events in default");
             assertCleanRun(n);
         }
     }
@@ -289,7 +291,8 @@ class GpuOperatorDropInTest {
             assertThat(n.kubelet().allocate(q2, List.of(List.of("e26b8d05-4f7c-4391-8a2e-5b1d9c7f3a64"))).getContainerResponses(0).getEnvsMap())
                     .containsExactly(Map.entry("MDEV_PCI_RESOURCE_NVIDIA_COM_GRID_T4-2Q", "e26b8d05-4f7c-4391-8a2e-5b1d9c7f3a64"));
             assertThat(n.serve().get("/readyz")).startsWith("ready: 2 resource(s)");
-            await().atMost(WAIT).untilAsserted(() -> assertThat(forbiddenLines(n.serve())).containsExactlyInAnyOrder(CR_LINE, NODE_LINE));
+            await().atMost(WAIT).untilAsserted(() -> assertThat(forbiddenLines(n.serve())).containsExactlyInAnyOrder(CR_LINE, NODE_LINE,
+                    PODS_LINE));
             assertThat(n.api().allowed()).as("no vGPU layout management: no Node read or patch").isEmpty();
             assertCleanRun(n);
         }
@@ -302,7 +305,8 @@ class GpuOperatorDropInTest {
 
             assertThat(granted).as(m.toString()).containsExactlyInAnyOrder("list kubevirt.io/kubevirts in all namespaces",
                     "watch kubevirt.io/kubevirts in all namespaces", "list /nodes in all namespaces", "watch /nodes in all namespaces",
-                    "create /events in default");
+                    "list /pods in all namespaces", "watch /pods in all namespaces", "get kubevirt.io/virtualmachineinstances in all namespaces",
+                    "create /events in all namespaces");
             assertThat(RbacMockApi.grants(GpuOperatorSandbox.rbac(), SERVICE_ACCOUNT)).doesNotContainAnyElementsOf(granted);
         }
     }

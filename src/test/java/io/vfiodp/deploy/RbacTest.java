@@ -14,7 +14,11 @@ import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.vfiodp.kube.HolderEvents;
+import io.vfiodp.kube.LauncherPodFixtures;
 import io.vfiodp.kube.MockKubeApi;
+import io.vfiodp.kube.NodeEventRecorder;
+import io.vfiodp.kube.PodsOnNode;
 import io.vfiodp.kube.NodeLayoutEvents;
 import io.vfiodp.kube.kubevirt.KubeVirtPolicyFollower;
 import io.vfiodp.vgpu.LayoutState;
@@ -39,6 +43,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class RbacTest {
 
     private static final String NODE = "gpu-node-7";
+    private static final String LAUNCHER = "virt-launcher-vm1-x7k2p";
     private static final Subject PLUGIN = new SubjectBuilder().withKind("ServiceAccount").withName("vfio-device-plugin")
             .withNamespace("vfio-device-plugin").build();
 
@@ -56,18 +61,28 @@ class RbacTest {
 
     @BeforeAll
     static void recordTheCallsTheCodeMakes() throws Exception {
-        try (MockKubeApi api = MockKubeApi.start().withKubeVirtCrd()) {
+        try (MockKubeApi api = MockKubeApi.start().withKubeVirtCrd().withVmiCrd()) {
             api.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
+            LauncherPodFixtures.createVm(api.client(), "vms", LAUNCHER, NODE, "vm1", Optional.of("vm1"));
             List<RecordedRequest> setup = drain(api, api.server().getRequestCount());
             assertThat(setup).isNotEmpty();
 
             try (KubernetesClient client = MockKubeApi.clientFor(api.port())) {
                 KubeVirtPolicyFollower follower = KubeVirtPolicyFollower.start(client, Optional.of(NODE), Optional.empty(),
                         readable -> { }, Duration.ofSeconds(30));
+                PodsOnNode pods = PodsOnNode.create(client, NODE);
                 try {
-                    follower.events().orElseThrow().warn("VfioDeviceUnhealthy", "device 0000:1a:00.0 is now Unhealthy");
+                    NodeEventRecorder events = follower.events().orElseThrow();
+                    events.warn("VfioDeviceUnhealthy", "device 0000:1a:00.0 is now Unhealthy");
+                    // which VM holds which device: the node's pods, a launcher pod's VMI, Events on both
+                    pods.start(() -> { });
+                    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> pods.details().vmiOf("vms", LAUNCHER)
+                            .flatMap(io.vfiodp.holders.Holder.Vmi::vm).isPresent());
+                    holderEvents(events, pods);
                     serveCalls = await(api, calls -> calls.contains("watch kubevirt.io/kubevirts in all namespaces")
-                            && calls.contains("watch /nodes in all namespaces") && calls.contains("create /events in default"));
+                            && calls.contains("watch /nodes in all namespaces") && calls.contains("create /events in default")
+                            && calls.contains("watch /pods in all namespaces") && calls.contains("get kubevirt.io/virtualmachineinstances in vms")
+                            && calls.contains("create /events in vms"));
 
                     NodeLayoutEvents layout = new NodeLayoutEvents(client, NODE, follower.events().orElseThrow());
                     layout.state(LayoutState.PENDING, "creating 4 vGPUs");
@@ -75,10 +90,20 @@ class RbacTest {
                     manageVgpusCalls.addAll(await(api, calls -> calls.contains("get /nodes in all namespaces")
                             && calls.contains("patch /nodes in all namespaces")));
                 } finally {
+                    pods.close();
                     follower.close();
                 }
             }
         }
+    }
+
+    /** A device the launcher pod holds turns Unhealthy: an Event on the pod and one on its VMI, both in the pod's namespace. */
+    private static void holderEvents(NodeEventRecorder events, PodsOnNode pods) {
+        io.vfiodp.holders.Holder holder = new io.vfiodp.holders.Holder("vms", LAUNCHER, "compute",
+                new io.vfiodp.holders.Holder.Via.Plugin("nvidia.com/T4"), pods.details().vmiOf("vms", LAUNCHER));
+        io.vfiodp.holders.OfferedDevice sick = new io.vfiodp.holders.OfferedDevice("0000:1a:00.0", io.vfiodp.policy.ResourceName.of("nvidia.com/T4"),
+                io.vfiodp.policy.Route.DEVICE_PLUGIN, "pci-0000-1a-00-0", io.vfiodp.policy.Health.unhealthy("test"));
+        new HolderEvents(events, pods::details).tell(List.of(new io.vfiodp.holders.HealthNotices.Notice(holder, List.of("compute"), sick)));
     }
 
     private static List<RecordedRequest> drain(MockKubeApi api, int count) throws InterruptedException {
@@ -172,28 +197,27 @@ class RbacTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("base")
-    void clusterRoleReadsKubeVirtCrsAndWatchesNodes(Manifests m) {
+    void clusterRoleReadsKubeVirtCrsWatchesNodesAndPodsReadsVmisAndPostsEvents(Manifests m) {
         assertThat(m.one(ClusterRole.class, "vfio-device-plugin").getRules()).containsExactly(
                 new PolicyRuleBuilder().withApiGroups("kubevirt.io").withResources("kubevirts").withVerbs("list", "watch").build(),
-                new PolicyRuleBuilder().withApiGroups("").withResources("nodes").withVerbs("list", "watch").build());
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("base")
-    void eventsMayOnlyBeCreatedInTheNamespaceOfNodeEvents(Manifests m) {
-        Role role = m.one(Role.class, "vfio-device-plugin-node-events");
-
-        assertThat(role.getMetadata().getNamespace()).isEqualTo("default");
-        assertThat(role.getRules()).containsExactly(
+                new PolicyRuleBuilder().withApiGroups("").withResources("nodes").withVerbs("list", "watch").build(),
+                new PolicyRuleBuilder().withApiGroups("").withResources("pods").withVerbs("list", "watch").build(),
+                new PolicyRuleBuilder().withApiGroups("kubevirt.io").withResources("virtualmachineinstances").withVerbs("get").build(),
                 new PolicyRuleBuilder().withApiGroups("").withResources("events").withVerbs("create").build());
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("base")
-    void bothBindingsNameOnlyThePluginsServiceAccount(Manifests m) {
+    void podCallsWatchOnlyTheOwnNodesPodsAndEventsGoWhereTheirObjectIs(Manifests m) {
+        assertThat(serveCalls).filteredOn(c -> c.resource().equals("pods")).isNotEmpty();
+        assertThat(serveCalls).filteredOn(c -> c.resource().equals("events")).extracting(c -> c.namespace().orElseThrow())
+                .contains("default", "vms").containsOnly("default", "vms");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("base")
+    void theBindingNamesOnlyThePluginsServiceAccount(Manifests m) {
         assertThat(m.one(ClusterRoleBinding.class, "vfio-device-plugin").getSubjects()).containsExactly(PLUGIN);
-        RoleBinding events = m.one(RoleBinding.class, "vfio-device-plugin-node-events");
-        assertThat(events.getMetadata().getNamespace()).isEqualTo("default");
-        assertThat(events.getSubjects()).containsExactly(PLUGIN);
+        assertThat(m.objects()).noneMatch(o -> o instanceof RoleBinding || o instanceof Role);
     }
 }

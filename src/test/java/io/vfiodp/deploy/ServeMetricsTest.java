@@ -5,7 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
+import io.vfiodp.kube.LauncherPodFixtures;
 import io.vfiodp.kube.MockKubeApi;
+import io.vfiodp.testkit.pods.NodePods;
+import io.vfiodp.testkit.pods.PodResourcesServer;
 import io.vfiodp.serve.HostTree;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * What {@code serve}'s {@code /metrics} really answers, scraped once from a run that gives every
  * metric a sample: {@code serve --kubevirt auto --manage-vgpus} on a copy of the t4-vgpu node,
  * with the kubelet simulator (registration, a restart, an allocation and a refused one), a removed
- * {@code /dev/vfio} group node (a health change), a KubeVirt API without a CR, a {@code --config}
+ * {@code /dev/vfio} group node (a health change), a KubeVirt API without a CR (a VM's virt-launcher pod
+ * and its VMI there, the pod holding a vGPU in the kit's PodResources), a {@code --config}
  * with an invalid entry and the 1Q vGPUs routed to the DRA driver (no DRA kubelet: it stays
  * unregistered). Prometheus's {@code promtool} checks the exposition, and the monitoring
  * component's rules and dashboard may name only what it holds.
@@ -35,6 +39,7 @@ class ServeMetricsTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final String Q2 = "nvidia.com/GRID_T4-2Q";
+    private static final String LAUNCHER = "virt-launcher-vm1-x7k2p";
     private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{.*})? ");
 
     @TempDir static Path temp;
@@ -59,9 +64,12 @@ class ServeMetricsTest {
                 mediatedDevicesConfiguration:
                   mediatedDeviceTypes: [GRID_T4-2Q]
                 """);
-        try (MockKubeApi api = MockKubeApi.start().withKubeVirtCrd();
-             KubeletSimulator kubelet = KubeletSimulator.start(plugins)) {
+        NodePods pods = new NodePods();
+        try (MockKubeApi api = MockKubeApi.start().withKubeVirtCrd().withVmiCrd();
+             KubeletSimulator kubelet = KubeletSimulator.start(plugins);
+             PodResourcesServer podResources = PodResourcesServer.start(temp.resolve("pod-resources.sock"), pods::list)) {
             api.client().nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-node-1").endMetadata().build()).create();
+            LauncherPodFixtures.createVm(api.client(), "vms", LAUNCHER, "gpu-node-1", "vm1", Optional.of("vm1"));
             List<String> args = List.of("serve", "--sysfs-root", host.sys().toString(), "--dev-root", host.dev().toString(),
                     "--device-plugin-dir", plugins.toString(), "--metrics-address", "127.0.0.1:0", "--config", config.toString(),
                     "--manage-vgpus", "--state-dir", temp.resolve("state").toString(),
@@ -71,7 +79,10 @@ class ServeMetricsTest {
             try (ServeChild serve = ServeChild.start(args, Map.of("KUBERNETES_MASTER", "http://127.0.0.1:" + api.port(),
                     "NODE_NAME", "gpu-node-1"), temp)) {
                 kubelet.awaitRegistrations(List.of(Q2), 1, WAIT);
-                kubelet.allocate(Q2, List.of(List.of("e26b8d05-4f7c-4391-8a2e-5b1d9c7f3a64")));
+                // the VM's pod gets the vGPU, as the kubelet admits it once the device is listed: Allocate, then PodResources lists it
+                kubelet.watch(Q2).awaitUpdate(u -> u.getDevicesList().stream().anyMatch(d -> d.getID().startsWith("e26b8d05")), WAIT);
+                assertThat(pods.admit(kubelet, "vms", LAUNCHER, List.of(NodePods.ContainerAsk.named("compute", Q2,
+                        List.of("e26b8d05-4f7c-4391-8a2e-5b1d9c7f3a64"))))).isInstanceOf(NodePods.Admission.Admitted.class);
                 try {
                     kubelet.allocate(Q2, List.of(List.of("no-such-device")));
                 } catch (io.grpc.StatusRuntimeException expected) {
@@ -83,7 +94,8 @@ class ServeMetricsTest {
                 exposition = await().atMost(WAIT).until(() -> serve.get("/metrics"),
                         text -> text.contains("vfio_dp_reregistrations_total{") && text.contains("vfio_dp_health_transitions_total{")
                                 && text.contains("vfio_dp_resource_registered{resource=\"" + Q2 + "\"} 1")
-                                && text.contains("vfio_dp_dra_devices{") && text.contains("vfio_dp_dra_device_class_ready{"));
+                                && text.contains("vfio_dp_dra_devices{") && text.contains("vfio_dp_dra_device_class_ready{")
+                                && text.contains("vfio_dp_device_holder_info{") && text.contains("vm=\"vm1\""));
             }
         }
     }
@@ -112,6 +124,8 @@ class ServeMetricsTest {
                 "vfio_dp_allocations_total",
                 "vfio_dp_build_info",
                 "vfio_dp_config_entry_errors",
+                "vfio_dp_device_holder_info",
+                "vfio_dp_device_holders_known",
                 "vfio_dp_devices",
                 "vfio_dp_dra_device_class_ready",
                 "vfio_dp_dra_devices",
@@ -135,6 +149,14 @@ class ServeMetricsTest {
                 "vfio_dp_scan_failures_total",
                 "vfio_dp_vfio_available",
                 "vfio_dp_vgpu_layout_state");
+    }
+
+    @Test
+    void theVmsPodHoldsItsVgpuAsOneSeriesWithItsVmiAndVm() {
+        assertThat(exposition.lines().filter(l -> l.startsWith("vfio_dp_device_holder_info{"))).containsExactly(
+                "vfio_dp_device_holder_info{claim=\"\",container=\"compute\",device=\"e26b8d05-4f7c-4391-8a2e-5b1d9c7f3a64\","
+                        + "namespace=\"vms\",pod=\"" + LAUNCHER + "\",resource=\"" + Q2 + "\",vm=\"vm1\",vmi=\"vm1\"} 1.0");
+        assertThat(exposition).contains("vfio_dp_device_holders_known 1.0");
     }
 
     @Test
@@ -210,7 +232,8 @@ class ServeMetricsTest {
         assertThat(sampleNames(exposition)).containsAll(used);
         assertThat(used).contains("vfio_dp_devices", "vfio_dp_resource_registered", "vfio_dp_registrations_total", "vfio_dp_allocations_total",
                 "vfio_dp_scan_duration_seconds_bucket", "vfio_dp_reconcile_duration_seconds_bucket", "vfio_dp_dra_devices", "vfio_dp_dra_registered",
-                "vfio_dp_dra_slices_published", "vfio_dp_dra_prepared_claims", "vfio_dp_dra_prepare_errors_total", "vfio_dp_passthrough_possible");
+                "vfio_dp_dra_slices_published", "vfio_dp_dra_prepared_claims", "vfio_dp_dra_prepare_errors_total", "vfio_dp_passthrough_possible",
+                "vfio_dp_device_holder_info");
     }
 
     @Test

@@ -66,7 +66,7 @@ final class SwitchNode implements AutoCloseable {
         this.kubelet = KubeletSimulator.start(plugins, clock);
         this.draKubelet = new DraKubeletSimulator(registry, DraKubeletSimulator.KUBELET_136);
         this.podResources = PodResourcesServer.start(root.resolve("pod-resources.sock"), pods::list);
-        this.api = MockKubeApi.start();
+        this.api = MockKubeApi.start().withVmiCrd();
         api.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
     }
 
@@ -186,6 +186,11 @@ final class SwitchNode implements AutoCloseable {
 
     void awaitSliceOffers(Set<String> devices) {
         await().atMost(WAIT).until(this::sliceOffers, devices::equals);
+    }
+
+    /** Who holds which device, as serve last read it. */
+    io.vfiodp.holders.HolderView holders() {
+        return serve.holders();
     }
 
     DraRouting routing() {

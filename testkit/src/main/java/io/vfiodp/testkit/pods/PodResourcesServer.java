@@ -15,6 +15,8 @@ import io.vfiodp.proto.podresources.v1.PodResourcesListerGrpc;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -23,7 +25,8 @@ import java.util.function.Supplier;
  * The kubelet's PodResources API ({@code v1.PodResourcesLister}) on a unix socket, as
  * {@code /var/lib/kubelet/pod-resources/kubelet.sock} serves it: {@code List} answers what
  * {@code pods} gives (usually a {@link NodePods}' {@link NodePods#list()}). A test can make it
- * answer UNAVAILABLE ({@link #unavailable(boolean)}) and count the questions ({@link #lists()}).
+ * answer UNAVAILABLE ({@link #unavailable(boolean)}), hold every question unanswered as a kubelet
+ * that hangs does ({@link #stall(boolean)}), and count the questions ({@link #lists()}).
  */
 public final class PodResourcesServer implements AutoCloseable {
 
@@ -31,6 +34,8 @@ public final class PodResourcesServer implements AutoCloseable {
     private final EpollEventLoopGroup group = new EpollEventLoopGroup(1, new DefaultThreadFactory("podresources-sim", true));
     private final AtomicInteger lists = new AtomicInteger();
     private volatile boolean unavailable;
+    private final List<Runnable> stalled = new ArrayList<>();
+    private boolean stalling;
     private final Server server;
 
     private PodResourcesServer(Path socket, Supplier<ListPodResourcesResponse> pods) throws IOException {
@@ -46,12 +51,22 @@ public final class PodResourcesServer implements AutoCloseable {
                     @Override
                     public void list(ListPodResourcesRequest request, StreamObserver<ListPodResourcesResponse> response) {
                         lists.incrementAndGet();
-                        if (unavailable) {
-                            response.onError(Status.UNAVAILABLE.withDescription("the kubelet's PodResources server is not ready").asRuntimeException());
-                            return;
+                        Runnable answer = () -> {
+                            if (unavailable) {
+                                response.onError(Status.UNAVAILABLE.withDescription("the kubelet's PodResources server is not ready")
+                                        .asRuntimeException());
+                                return;
+                            }
+                            response.onNext(pods.get());
+                            response.onCompleted();
+                        };
+                        synchronized (stalled) {
+                            if (stalling) {
+                                stalled.add(answer);
+                                return;
+                            }
                         }
-                        response.onNext(pods.get());
-                        response.onCompleted();
+                        answer.run();
                     }
                 })
                 .build()
@@ -70,6 +85,26 @@ public final class PodResourcesServer implements AutoCloseable {
     /** From now on, every {@code List} fails with UNAVAILABLE ({@code true}) or is answered. */
     public void unavailable(boolean fail) {
         unavailable = fail;
+    }
+
+    /**
+     * From now on, every {@code List} is held unanswered ({@code true}: the caller's deadline is all that ends it),
+     * or answered; the held ones are answered then (a caller that gave up gets nothing).
+     */
+    public void stall(boolean hold) {
+        List<Runnable> release;
+        synchronized (stalled) {
+            stalling = hold;
+            release = hold ? List.of() : List.copyOf(stalled);
+            if (!hold) stalled.clear();
+        }
+        for (Runnable r : release) {
+            try {
+                r.run();
+            } catch (RuntimeException cancelled) {
+                // the caller's deadline passed: the call is gone
+            }
+        }
     }
 
     /** How many {@code List} calls came, answered or not. */

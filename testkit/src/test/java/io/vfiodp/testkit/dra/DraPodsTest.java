@@ -11,7 +11,9 @@ import io.vfiodp.proto.podresources.v1.PodResources;
 import io.vfiodp.testkit.pods.NodePods;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,6 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** A pod that runs with claims holds their prepared devices until it ends, when they are unprepared; PodResources lists them. */
 class DraPodsTest {
+
+    private static final String GPU = "example.com/gpu";
 
     @TempDir Path tmp;
     private FakeDraPlugin plugin;
@@ -60,5 +64,59 @@ class DraPodsTest {
         assertThat(pods.end("vms", "vm1", Optional.of(kubelet))).isEqualTo(Map.of());
         assertThat(pods.claimHeld()).isEmpty();
         assertThat(plugin.calls()).containsExactly("v1.DRAPlugin NodePrepareResources", "v1.DRAPlugin NodeUnprepareResources");
+    }
+
+    @Test
+    void aClaimTwoPodsShareIsPreparedOnceListedForBothAndUnpreparedWhenTheLastEnds() {
+        assertThat(pods.run(kubelet, "vms", "vm1", DraKubeletSimulator.claim("vms", "shared-gpu", "uid-1"))).isEmpty();
+        assertThat(pods.run(kubelet, "vms", "vm2", DraKubeletSimulator.claim("vms", "shared-gpu", "uid-1"))).isEmpty();
+
+        assertThat(pods.list().getPodResourcesList()).extracting(PodResources::getName).containsExactly("vm1", "vm2");
+        assertThat(pods.list().getPodResourcesList()).allSatisfy(p -> assertThat(p.getContainers(0).getDynamicResources(0)
+                .getClaimResources(0).getDeviceName()).isEqualTo("dev-uid-1"));
+        assertThat(pods.end("vms", "vm1", Optional.of(kubelet))).isEmpty();
+        assertThat(pods.claimHeld()).containsExactly("fake.example.com/pool/dev-uid-1");
+        assertThat(pods.end("vms", "vm2", Optional.of(kubelet))).isEmpty();
+        assertThat(pods.claimHeld()).isEmpty();
+        assertThat(plugin.calls()).containsExactly("v1.DRAPlugin NodePrepareResources", "v1.DRAPlugin NodeUnprepareResources");
+    }
+
+    @Test
+    void theExtendedResourceClaimIsListedForEveryContainerItsMappingsNameWithAllItsDevices() {
+        ExtendedResourcePod pod = new ExtendedResourcePod("vms", "two", "pod-uid", List.of(
+                new ExtendedResourcePod.Container("a", new TreeMap<>(Map.of(GPU, 1L))),
+                new ExtendedResourcePod.Container("b", new TreeMap<>(Map.of(GPU, 1L))),
+                new ExtendedResourcePod.Container("sidecar", new TreeMap<>(Map.of("cpu", 1L)))));
+        ExtendedResourceClaim claim = ExtendedResourceScheduler.schedule(pod, Map.of(GPU, "gpu.example.com"),
+                Map.of(GPU, List.of(new ExtendedResourceScheduler.Candidate("fake.example.com", "pool", "dev-0"),
+                        new ExtendedResourceScheduler.Candidate("fake.example.com", "pool", "dev-1"))));
+        Map<String, String> errors = new java.util.HashMap<>();
+
+        Map<String, List<String>> cdi = pods.runExtended(kubelet, pod, claim, "uid-x", errors);
+
+        assertThat(errors).isEmpty();
+        assertThat(cdi).containsOnlyKeys("a", "b");
+        PodResources listed = pods.list().getPodResources(0);
+        assertThat(listed.getContainersList()).extracting(ContainerResources::getName).containsExactly("a", "b", "sidecar");
+        for (int i = 0; i < 2; i++) {
+            assertThat(listed.getContainers(i).getDynamicResourcesList()).singleElement().satisfies(d -> {
+                assertThat(d.getClaimName()).isEqualTo(claim.name());
+                assertThat(d.getClaimResourcesList()).extracting(ClaimResource::getDeviceName).containsExactly("dev-uid-x");
+            });
+        }
+        assertThat(listed.getContainers(2).getDynamicResourcesList()).isEmpty();
+    }
+
+    @Test
+    void aRefusedExtendedResourceClaimLeavesThePodOut() {
+        ExtendedResourcePod pod = new ExtendedResourcePod("vms", "bad", "pod-uid", List.of(ExtendedResourcePod.Container.virtLauncher(GPU, 1)));
+        ExtendedResourceClaim claim = ExtendedResourceScheduler.schedule(pod, Map.of(GPU, "gpu.example.com"),
+                Map.of(GPU, List.of(new ExtendedResourceScheduler.Candidate("fake.example.com", "pool", "dev-0"))));
+        Map<String, String> errors = new java.util.HashMap<>();
+
+        assertThat(pods.runExtended(kubelet, pod, claim, FakeDraPlugin.REFUSED, errors)).isEmpty();
+
+        assertThat(errors).containsKey(FakeDraPlugin.REFUSED);
+        assertThat(pods.running()).isEmpty();
     }
 }

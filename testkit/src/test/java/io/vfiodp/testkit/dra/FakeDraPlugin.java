@@ -46,6 +46,9 @@ final class FakeDraPlugin implements AutoCloseable {
     private final EpollEventLoopGroup group = new EpollEventLoopGroup(1);
     private final List<Server> servers = new ArrayList<>();
     private final List<RegistrationStatus> statuses = new ArrayList<>();
+    /** The UID of a claim the v1 service refuses to prepare. */
+    static final String REFUSED = "uid-refused";
+
     private final List<String> calls = new ArrayList<>();
 
     private FakeDraPlugin() {}
@@ -116,6 +119,10 @@ final class FakeDraPlugin implements AutoCloseable {
                 record("v1.DRAPlugin NodePrepareResources");
                 NodePrepareResourcesResponse.Builder out = NodePrepareResourcesResponse.newBuilder();
                 for (Claim c : request.getClaimsList()) {
+                    if (c.getUid().equals(REFUSED)) {
+                        out.putClaims(c.getUid(), NodePrepareResourceResponse.newBuilder().setError("claim " + c.getName() + " refused").build());
+                        continue;
+                    }
                     out.putClaims(c.getUid(), NodePrepareResourceResponse.newBuilder().addDevices(Device.newBuilder().addRequestNames("gpu")
                             .setPoolName("pool").setDeviceName("dev-" + c.getUid()).addCdiDeviceIds("fake.example.com/vfio=" + c.getUid())).build());
                 }

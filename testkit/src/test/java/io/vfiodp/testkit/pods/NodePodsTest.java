@@ -185,4 +185,58 @@ class NodePodsTest {
             }
         }
     }
+
+    @Test
+    void aPodWithTwoGpuContainersGetsAnAllocateEachAndIsListedContainerByContainer() {
+        NodePods.Admission a = pods.admit(kubelet, "vms", "vm1", List.of(NodePods.ContainerAsk.of("compute", GPU, 1),
+                NodePods.ContainerAsk.of("sidecar", GPU, 1)));
+
+        assertThat(a).isInstanceOfSatisfying(NodePods.Admission.Admitted.class, admitted -> {
+            assertThat(admitted.devices()).containsExactly("a", "b");
+            assertThat(admitted.response().getContainerResponsesList()).extracting(r -> r.getEnvsMap().get("GPUS")).containsExactly("a", "b");
+        });
+        assertThat(pods.list().getPodResources(0).getContainersList()).containsExactly(
+                ContainerResources.newBuilder().setName("compute").addDevices(ContainerDevices.newBuilder().setResourceName(GPU).addDeviceIds("a")).build(),
+                ContainerResources.newBuilder().setName("sidecar").addDevices(ContainerDevices.newBuilder().setResourceName(GPU).addDeviceIds("b")).build());
+    }
+
+    @Test
+    void aPodWhoseSecondContainerIsRefusedDoesNotRunAndHoldsNothing() {
+        NodePods.Admission a = pods.admit(kubelet, "vms", "vm1", List.of(NodePods.ContainerAsk.named("compute", GPU, List.of("a")),
+                NodePods.ContainerAsk.named("sidecar", GPU, List.of("c"))));
+
+        assertThat(a).isInstanceOf(NodePods.Admission.Refused.class);
+        assertThat(pods.running()).isEmpty();
+        assertThat(pods.pluginHeld()).isEmpty();
+    }
+
+    @Test
+    void namedDevicesAreAllocatedAsNamedOrRefusedWhenAPodHoldsThem() {
+        assertThat(pods.admit(kubelet, "vms", "vm1", List.of(NodePods.ContainerAsk.named("compute", GPU, List.of("b")))))
+                .isInstanceOfSatisfying(NodePods.Admission.Admitted.class, admitted -> assertThat(admitted.devices()).containsExactly("b"));
+
+        assertThat(pods.admit(kubelet, "vms", "vm2", List.of(NodePods.ContainerAsk.named("compute", GPU, List.of("b")))))
+                .isInstanceOf(NodePods.Admission.Refused.class);
+    }
+
+    @Test
+    void aStalledPodResourcesServerLeavesTheCallerToItsDeadlineThenAnswersAgain() throws Exception {
+        var callbacks = Executors.newSingleThreadExecutor();
+        try (PodResourcesServer server = PodResourcesServer.start(dir.resolve("pod-resources.sock"), pods::list)) {
+            ManagedChannel channel = UnixSockets.dial(server.socket(), group, callbacks);
+            try {
+                server.stall(true);
+                assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(io.grpc.StatusRuntimeException.class,
+                        () -> PodResourcesListerGrpc.newBlockingStub(channel).withDeadlineAfter(200, TimeUnit.MILLISECONDS)
+                                .list(ListPodResourcesRequest.getDefaultInstance())).getStatus().getCode())
+                        .isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+                server.stall(false);
+                assertThat(PodResourcesListerGrpc.newBlockingStub(channel).list(ListPodResourcesRequest.getDefaultInstance()))
+                        .isEqualTo(ListPodResourcesResponse.getDefaultInstance());
+            } finally {
+                channel.shutdownNow().awaitTermination(2, TimeUnit.SECONDS);
+                callbacks.shutdown();
+            }
+        }
+    }
 }
