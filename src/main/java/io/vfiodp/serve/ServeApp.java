@@ -16,6 +16,7 @@ import io.vfiodp.holders.HolderView;
 import io.vfiodp.kube.HealthEvents;
 import io.vfiodp.kube.KubeClients;
 import io.vfiodp.kubelet.PodResourcesClient;
+import io.vfiodp.kubelet.PodResourcesReading;
 import io.vfiodp.metrics.MetricsAddress;
 import io.vfiodp.metrics.MetricsServer;
 import io.vfiodp.metrics.ServingMetrics;
