@@ -261,9 +261,9 @@ public final class SoakBench {
         out.printf(Locale.ROOT, "SIGTERM -> exit %d in %d ms%n", plugin.exitValue(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
         if (plugin.exitValue() != 0) errors.unexpected("the plugin exited with status " + plugin.exitValue() + " on SIGTERM");
         try (Stream<Path> left = Files.list(plugins)) {
-            // the record of what the device plugins offered outlives serve on purpose (docs/dra-migration.md)
+            // the directory of the record of what the device plugins offered outlives serve on purpose (docs/dra-migration.md)
             List<String> names = left.map(p -> p.getFileName().toString())
-                    .filter(n -> !n.equals(KubeletSimulator.SOCKET) && !n.equals(OfferedDevicesFile.FILE)).sorted().toList();
+                    .filter(n -> !n.equals(KubeletSimulator.SOCKET) && !n.equals(OfferedDevicesFile.DIR)).sorted().toList();
             if (!names.isEmpty()) errors.unexpected("the plugin left " + names + " in the device-plugin dir");
         }
     }
