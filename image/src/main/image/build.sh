@@ -14,21 +14,27 @@
 #   OUT/lib/vfio-device-plugin-api.jsa the same, trained on the demo's DRA part: serve with the API
 #   OUT/bin/vfio-device-plugin    launcher using all of the above
 #
-# Usage: build.sh JAVA_HOME JAR OUT KIT. KIT is the test kit's jar (target/demo-lib), the kubelet
-# simulators of the training run's demo, with fabric8's mock API server beside it for its DRA part:
-# the image holds none of it. Run by the Maven profile "image"
-# (agent.pom.xml), which the Dockerfile's build stage runs; every step of the image build is here, so
-# the tests see it.
+# Usage: build.sh JAVA_HOME JAR OUT DEMO KIT. JAR is the agent's shaded jar (agent/target), DEMO the
+# demo's jar (module demo: its main class io.vfiodp.cli.DemoMain runs the training runs) and KIT the
+# test kit's jar, the kubelet simulators of the training run's demo, with fabric8's mock API server
+# beside it for its DRA part (image/target/demo-lib): the image holds none of them. Run by the Maven
+# profile "image" (image/pom.xml), which the Dockerfile's build stage runs; every step of the image
+# build is here, so the tests see it.
 set -eu
 
 java_home=$1
 jar=$(cd "$(dirname "$2")" && pwd -P)/$(basename "$2")
 out=$(mkdir -p "$3" && cd "$3" && pwd -P)
 if [ ! -f "$4" ]; then
-    echo "image: the test kit's jar $4 is missing; the training run's demo needs its kubelet simulators" >&2
+    echo "image: the demo's jar $4 is missing; the training run runs the demo" >&2
     exit 1
 fi
-kit=$(cd "$(dirname "$4")" && pwd -P)/$(basename "$4")
+demo=$(cd "$(dirname "$4")" && pwd -P)/$(basename "$4")
+if [ ! -f "$5" ]; then
+    echo "image: the test kit's jar $5 is missing; the training run's demo needs its kubelet simulators" >&2
+    exit 1
+fi
+kit=$(cd "$(dirname "$5")" && pwd -P)/$(basename "$5")
 src=$(cd "$(dirname "$0")" && pwd -P)
 
 feature=$("$java_home/bin/java" -XshowSettings:properties -version 2>&1 \
@@ -120,7 +126,7 @@ mkdir -p "$out/lib/native"
     && rm -r META-INF com)
 cp "$src/jvm.options" "$out/lib/jvm.options"
 # The licenses, beside the jar: the project's, and every third-party artifact the jar bundles (the listing the
-# build generated from Maven's metadata, agent.pom.xml) followed by the Java runtime made above, whose own
+# build generated from Maven's metadata, agent/pom.xml) followed by the Java runtime made above, whose own
 # notices jlink keeps in runtime/legal.
 # (jar extracts every entry that starts with a name given, META-INF/LICENSE.txt too: into a directory of its own)
 notices=$(mktemp -d)
@@ -128,7 +134,7 @@ notices=$(mktemp -d)
 cp "$notices/META-INF/LICENSE" "$notices/META-INF/THIRD-PARTY.txt" "$out/lib/" 2>/dev/null || true
 rm -rf "$notices"
 if [ ! -s "$out/lib/LICENSE" ] || [ ! -s "$out/lib/THIRD-PARTY.txt" ]; then
-    echo "image: the jar holds no META-INF/LICENSE or META-INF/THIRD-PARTY.txt (agent.pom.xml puts them there)" >&2
+    echo "image: the jar holds no META-INF/LICENSE or META-INF/THIRD-PARTY.txt (agent/pom.xml puts them there)" >&2
     exit 1
 fi
 # Artifacts that other artifacts carry inside them (woodstox-core relocates MSV's xsdlib and isorelax) are not
@@ -171,7 +177,7 @@ chmod 755 "$out/bin/vfio-device-plugin"
 # runs serve as a process of its own next to its kubelet simulator (the test kit, on the demo's
 # class path only), and only that process writes the archive: none of the demo's own classes
 # (inventory, simulator, printers) are in it, as serve on a node never loads them. That process
-# runs from the jar alone (ServeProcess), with the shipped
+# runs from the jar alone (ServeProcess: the jar comes first on the demo's class path), with the shipped
 # flags and the launcher's native library path, so that the archive matches the JVM it is used
 # with. JDK 25+ writes an AOT cache: the JDK's and the plugin's classes in one static archive,
 # loaded and linked before main runs (serve starts faster than on the dynamic archive: docs/deployment.md,
@@ -192,7 +198,7 @@ fi
 work=$(mktemp -d)
 log="$out.training.log"
 # shellcheck disable=SC2086 # $profiles is one word or none
-if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" -cp "$out/lib/vfio-device-plugin.jar:$kit" io.vfiodp.cli.Main demo \
+if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" -cp "$out/lib/vfio-device-plugin.jar:$demo:$kit" io.vfiodp.cli.DemoMain \
         "--serve-java-option=@$out/lib/jvm.options" "--serve-java-option=-XX:CompileCommandFile=$out/lib/compile-commands" \
         "--serve-java-option=$training" \
         "--serve-java-option=-Djava.library.path=$out/lib/native" "--serve-java-option=-Djna.boot.library.path=$out/lib/native" \
@@ -218,8 +224,8 @@ training_api=$(printf '%s' "$training" | sed 's/vfio-device-plugin\.jsa$/vfio-de
 work=$(mktemp -d)
 log_api="$out.training-api.log"
 # shellcheck disable=SC2086 # $profiles is one word or none
-if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" -cp "$out/lib/vfio-device-plugin.jar:$(dirname "$kit")/*" \
-        io.vfiodp.cli.Main demo \
+if ! (cd "$work" && "$out/runtime/bin/java" "@$out/lib/jvm.options" -cp "$out/lib/vfio-device-plugin.jar:$demo:$(dirname "$kit")/*" \
+        io.vfiodp.cli.DemoMain \
         "--serve-java-option=@$out/lib/jvm.options" "--serve-java-option=-XX:CompileCommandFile=$out/lib/compile-commands" \
         "--serve-java-option=-Djava.library.path=$out/lib/native" "--serve-java-option=-Djna.boot.library.path=$out/lib/native" \
         "--dra-serve-java-option=$training_api" \

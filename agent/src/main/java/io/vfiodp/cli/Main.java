@@ -19,7 +19,14 @@ public final class Main implements Runnable {
     private static final Set<String> OWN_OPTIONS = Set.of("-h", "--help", "-V", "--version");
 
     /** The subcommands' names, in the order the usage help lists them. */
-    static final List<String> SUBCOMMANDS = List.of("help", "serve", "demo", "inventory", "doctor", "hostdev-xml", "hook-sidecar");
+    static final List<String> SUBCOMMANDS = List.of("help", "serve", "inventory", "doctor", "hostdev-xml", "hook-sidecar");
+
+    /**
+     * What {@code demo} gets from the jar: the demo runs on the test kit's kubelet simulators, so it is a module of its
+     * own (demo/), never in the jar or the image, and bin/vfio-device-plugin of a checkout starts it.
+     */
+    static final String NO_DEMO = "vfio-device-plugin demo: the demo is not in the jar or the image (it runs on the project's test kit):"
+            + " run bin/vfio-device-plugin demo in a checkout after ./mvnw -B -q package -DskipTests";
 
     /**
      * A new instance of the subcommand {@code name}, or its model (serve and inventory, built in
@@ -31,7 +38,6 @@ public final class Main implements Runnable {
         return switch (name) {
             case "help" -> new CommandLine.HelpCommand();
             case "serve" -> new ServeCommand().commandSpec();
-            case "demo" -> new DemoCommand();
             case "inventory" -> new InventoryCommand().commandSpec();
             case "doctor" -> new DoctorCommand().commandSpec();
             case "hostdev-xml" -> new HostdevXmlCommand();
@@ -41,6 +47,10 @@ public final class Main implements Runnable {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("demo")) {
+            System.err.println(NO_DEMO);
+            System.exit(1);
+        }
         String[] withCommand = withDefaultCommand(args);
         Optional<ServePrestart> prestart = withCommand[0].equals("serve") ? Optional.of(ServePrestart.begin()) : Optional.empty();
         CommandLine commandLine = commandLineFor(withCommand, System.getenv());

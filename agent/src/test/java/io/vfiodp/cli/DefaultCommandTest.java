@@ -61,7 +61,7 @@ class DefaultCommandTest {
     @Test
     void eachSubcommandIsRegisteredUnderItsOwnName() {
         Main.SUBCOMMANDS.forEach(name -> assertThat(new CommandLine(Main.newSubcommand(name)).getCommandName()).isEqualTo(name));
-        assertThat(Main.commandLine().getSubcommands().keySet()).containsExactly("help", "serve", "demo", "inventory", "doctor", "hostdev-xml",
+        assertThat(Main.commandLine().getSubcommands().keySet()).containsExactly("help", "serve", "inventory", "doctor", "hostdev-xml",
                 "hook-sidecar");
     }
 

@@ -2,6 +2,7 @@ package io.vfiodp.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vfiodp.checkout.Checkout;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.dataformat.yaml.YAMLMapper;
@@ -19,7 +20,7 @@ import picocli.CommandLine;
 /** deploy/examples/vmi-with-hook-sidecar.yaml is valid YAML that KubeVirt and our CLI both understand. */
 class HookSidecarExampleTest {
 
-    static final Path EXAMPLE = Path.of("deploy/examples/vmi-with-hook-sidecar.yaml");
+    static final Path EXAMPLE = Checkout.path("deploy/examples/vmi-with-hook-sidecar.yaml");
 
     static JsonNode example() throws IOException {
         return new YAMLMapper().readTree(Files.readString(EXAMPLE));

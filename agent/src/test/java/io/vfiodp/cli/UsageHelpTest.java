@@ -15,7 +15,7 @@ import picocli.CommandLine.Help.Ansi;
 class UsageHelpTest {
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"serve", "demo", "inventory", "doctor", "hostdev-xml", "hook-sidecar"})
+    @ValueSource(strings = {"serve", "inventory", "doctor", "hostdev-xml", "hook-sidecar"})
     void subcommandUsage(String name) throws IOException {
         CommandLine command = Main.commandLine(Map.of()).getSubcommands().get(name);
 

@@ -6,6 +6,7 @@ import static io.vfiodp.deploy.BaseManifestsTest.serveOptions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.vfiodp.checkout.Checkout;
 import io.vfiodp.dra.DraSettings;
 import io.vfiodp.dra.classes.ExtendedResourceClasses;
 import io.vfiodp.policy.DraKind;
@@ -66,10 +67,10 @@ class DraManifestsTest {
     @MethodSource("dra")
     void eachResourceNameOfTheExamplesHasTheClassInventoryPrintsForIt(Manifests m) throws IOException {
         List<ResourceName> names = new ArrayList<>();
-        Matcher r = Pattern.compile("resourceName: (\\S+)").matcher(Files.readString(Path.of("deploy/examples/kubevirt-permitted-host-devices.yaml")));
+        Matcher r = Pattern.compile("resourceName: (\\S+)").matcher(Files.readString(Checkout.path("deploy/examples/kubevirt-permitted-host-devices.yaml")));
         while (r.find()) names.add(ResourceName.of(r.group(1)));
         String printed = ExtendedResourceClasses.yaml(DraSettings.DEFAULT_DRIVER, ExtendedResourceClasses.of(DraSettings.DEFAULT_DRIVER, names), "");
-        String shipped = Files.readString(Path.of("deploy/dra/deviceclasses-extended-resources.yaml")).replaceAll("(?m)\\A(#.*\\n)+", "");
+        String shipped = Files.readString(Checkout.path("deploy/dra/deviceclasses-extended-resources.yaml")).replaceAll("(?m)\\A(#.*\\n)+", "");
 
         assertThat(names).hasSize(3);
         assertThat(shipped).isEqualTo(printed);

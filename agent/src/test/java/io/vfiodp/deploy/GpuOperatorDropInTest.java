@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.fabric8.kubernetes.api.model.rbac.SubjectBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.vfiodp.checkout.Checkout;
 import io.vfiodp.cli.Main;
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.testkit.deviceplugin.Watch;
@@ -77,7 +78,7 @@ class GpuOperatorDropInTest {
 
     /** The image's ENTRYPOINT or CMD, as the exec form the Dockerfile writes. */
     private static List<String> dockerfile(String instruction) throws IOException {
-        Matcher m = DOCKER_INSTRUCTION.matcher(Files.readString(Path.of("Dockerfile")));
+        Matcher m = DOCKER_INSTRUCTION.matcher(Files.readString(Checkout.path("Dockerfile")));
         while (m.find()) {
             if (m.group(1).equals(instruction)) return List.of(Serialization.unmarshal(m.group(2), String[].class));
         }
@@ -128,8 +129,8 @@ class GpuOperatorDropInTest {
         assertThat(dockerfile("ENTRYPOINT")).containsExactly("/opt/vfio-device-plugin/bin/vfio-device-plugin");
         assertThat(dockerfile("CMD")).containsExactly("serve");
         // build.sh installs the launcher there; it passes its arguments on to the jar unchanged
-        assertThat(Files.readString(Path.of("src/main/image/build.sh"))).contains("OUT/bin/vfio-device-plugin");
-        assertThat(Files.readString(Path.of("src/main/image/vfio-device-plugin"))).contains("-cp \"$home/lib/vfio-device-plugin.jar\" io.vfiodp.cli.Main \"$@\"");
+        assertThat(Files.readString(Checkout.path("image/src/main/image/build.sh"))).contains("OUT/bin/vfio-device-plugin");
+        assertThat(Files.readString(Checkout.path("image/src/main/image/vfio-device-plugin"))).contains("-cp \"$home/lib/vfio-device-plugin.jar\" io.vfiodp.cli.Main \"$@\"");
     }
 
     @Test

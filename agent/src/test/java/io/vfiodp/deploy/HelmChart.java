@@ -4,6 +4,7 @@ import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.vfiodp.checkout.Checkout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -23,7 +24,7 @@ import java.util.Set;
  */
 final class HelmChart {
 
-    static final Path CHART = Path.of("charts", "vfio-device-plugin");
+    static final Path CHART = Checkout.path("charts", "vfio-device-plugin");
     static final String RELEASE = "vfio-device-plugin";
     static final String NAMESPACE = "vfio-device-plugin";
 

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.vfiodp.checkout.Checkout;
 import java.io.ByteArrayInputStream;
 import java.io.File;
 import java.io.IOException;
@@ -26,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  */
 record Kubectl(Path binary, String version) {
 
-    static final Path DEPLOY = Path.of("deploy");
+    static final Path DEPLOY = Checkout.path("deploy");
 
     @Override
     public String toString() {

@@ -4,10 +4,10 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.vfiodp.checkout.Checkout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,7 +32,7 @@ record Manifests(Kubectl kubectl, String kustomization, List<HasMetadata> object
 
     private static boolean usesComponents(String kustomization) {
         try {
-            return Files.readAllLines(Path.of("deploy", kustomization, "kustomization.yaml")).stream()
+            return Files.readAllLines(Checkout.path("deploy", kustomization, "kustomization.yaml")).stream()
                     .anyMatch(line -> line.startsWith("components:"));
         } catch (IOException e) {
             throw new UncheckedIOException("deploy/" + kustomization + "/kustomization.yaml", e);

@@ -7,9 +7,9 @@ import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.vfiodp.checkout.Checkout;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -95,7 +95,7 @@ class MonitoringManifestsTest {
         assertThat(cm.getMetadata().getName()).as("no name hash: the name is stable").isEqualTo("vfio-device-plugin-dashboard");
         assertThat(cm.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
         assertThat(cm.getData()).containsExactly(Map.entry("vfio-device-plugin-dashboard.json",
-                Files.readString(Path.of("deploy/monitoring/vfio-device-plugin-dashboard.json"))));
+                Files.readString(Checkout.path("deploy/monitoring/vfio-device-plugin-dashboard.json"))));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -3,9 +3,9 @@ package io.vfiodp.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.vfiodp.checkout.Checkout;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -22,7 +22,7 @@ class ReleaseVersionTest {
 
     /** The project's version: {@code <revision>} in pom.xml. */
     static String projectVersion() throws Exception {
-        var doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(Path.of("pom.xml").toFile());
+        var doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(Checkout.path("pom.xml").toFile());
         String revision = doc.getElementsByTagName("revision").item(0).getTextContent().trim();
         assertThat(revision).as("pom.xml's revision").matches("\\d+\\.\\d+\\.\\d+(-[0-9A-Za-z.-]+)?");
         return revision;
@@ -35,8 +35,8 @@ class ReleaseVersionTest {
 
     @Test
     void theModulesTakeTheVersionFromTheParent() throws IOException {
-        for (String pom : List.of("agent.pom.xml", "kubelet-api/pom.xml", "testkit/pom.xml")) {
-            assertThat(Files.readString(Path.of(pom))).as(pom)
+        for (String pom : List.of("kubelet-api/pom.xml", "testkit/pom.xml", "agent/pom.xml", "demo/pom.xml", "image/pom.xml", "bench/pom.xml")) {
+            assertThat(Files.readString(Checkout.path(pom))).as(pom)
                     .containsPattern("<artifactId>vfio-device-plugin-parent</artifactId>\\s*<version>\\$\\{revision\\}</version>");
         }
     }
@@ -56,14 +56,14 @@ class ReleaseVersionTest {
 
     @Test
     void theChangelogsNewestEntryIsTheProjects() throws Exception {
-        Matcher first = Pattern.compile("(?m)^## \\[?(\\d+\\.\\d+\\.\\d+[^\\]\\s]*)").matcher(Files.readString(Path.of("CHANGELOG.md")));
+        Matcher first = Pattern.compile("(?m)^## \\[?(\\d+\\.\\d+\\.\\d+[^\\]\\s]*)").matcher(Files.readString(Checkout.path("CHANGELOG.md")));
         assertThat(first.find()).as("a version heading in CHANGELOG.md").isTrue();
         assertThat(first.group(1)).isEqualTo(projectVersion());
     }
 
     @Test
     void theReadmesCommandsNameTheProjectsVersion() throws Exception {
-        String readme = Files.readString(Path.of("README.md"));
+        String readme = Files.readString(Checkout.path("README.md"));
         Matcher tags = Pattern.compile("vfio-device-plugin:(\\d+\\.\\d+\\.\\d+[^\\s\"`]*)").matcher(readme);
         assertThat(tags.results().map(r -> r.group(1)).toList()).as("image tags in README.md").isNotEmpty().containsOnly(projectVersion());
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.vfiodp.checkout.Checkout;
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.serve.HostTree;
@@ -178,7 +179,7 @@ class ServeMetricsTest {
     @SuppressWarnings("unchecked")
     void everyAlertNamesOnlyExposedMetrics() throws Exception {
         Map<String, Object> rule = io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
-                Files.readString(Path.of("deploy/monitoring/prometheusrule.yaml")), Map.class);
+                Files.readString(Checkout.path("deploy/monitoring/prometheusrule.yaml")), Map.class);
         Set<String> used = new TreeSet<>();
         for (Map<String, Object> group : (List<Map<String, Object>>) ((Map<String, Object>) rule.get("spec")).get("groups")) {
             for (Map<String, Object> r : (List<Map<String, Object>>) group.get("rules")) used.addAll(metricNames((String) r.get("expr")));
@@ -192,7 +193,7 @@ class ServeMetricsTest {
     @SuppressWarnings("unchecked")
     private static List<String> dashboardQueries() throws Exception {
         Map<String, Object> dashboard = io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
-                Files.readString(Path.of("deploy/monitoring/vfio-device-plugin-dashboard.json")), Map.class);
+                Files.readString(Checkout.path("deploy/monitoring/vfio-device-plugin-dashboard.json")), Map.class);
         List<String> queries = new java.util.ArrayList<>();
         for (Map<String, Object> panel : (List<Map<String, Object>>) dashboard.get("panels")) {
             for (Map<String, Object> target : (List<Map<String, Object>>) panel.get("targets")) {

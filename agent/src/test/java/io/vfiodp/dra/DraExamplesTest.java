@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequest;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimTemplate;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.vfiodp.checkout.Checkout;
 import io.vfiodp.dra.claims.ClaimFiles;
 import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.dra.model.AttributeValue;
@@ -31,10 +32,10 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  */
 class DraExamplesTest {
 
-    static final Path TEMPLATES = Path.of("deploy/examples/dra-resourceclaimtemplates.yaml");
-    static final Path VMI = Path.of("deploy/examples/vmi-with-dra-gpu.yaml");
-    static final Path CLASSES = Path.of("deploy/dra/deviceclasses.yaml");
-    static final Path EXTENDED_CLASSES = Path.of("deploy/dra/deviceclasses-extended-resources.yaml");
+    static final Path TEMPLATES = Checkout.path("deploy/examples/dra-resourceclaimtemplates.yaml");
+    static final Path VMI = Checkout.path("deploy/examples/vmi-with-dra-gpu.yaml");
+    static final Path CLASSES = Checkout.path("deploy/dra/deviceclasses.yaml");
+    static final Path EXTENDED_CLASSES = Checkout.path("deploy/dra/deviceclasses-extended-resources.yaml");
 
     static <T> List<T> all(Path file, Class<T> type) throws IOException {
         List<T> out = new ArrayList<>();

@@ -13,13 +13,13 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
+import io.vfiodp.checkout.Checkout;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -112,7 +112,7 @@ public final class MockKubeApi implements AutoCloseable {
 
     /** Creates the trimmed KubeVirt CRD of src/test/resources/kubevirt through {@code client} (any API server, e.g. a TLS mock). */
     public static void createKubeVirtCrd(KubernetesClient client) {
-        try (InputStream in = Files.newInputStream(Path.of("src/test/resources/kubevirt/kubevirt-crd.yaml"))) {
+        try (InputStream in = Files.newInputStream(Checkout.path("agent", "src/test/resources/kubevirt/kubevirt-crd.yaml"))) {
             CustomResourceDefinition crd = Serialization.unmarshal(in, CustomResourceDefinition.class);
             client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
         } catch (IOException e) {

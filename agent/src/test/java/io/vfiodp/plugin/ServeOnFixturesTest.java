@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.vfiodp.demo.TreeManifest;
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.testkit.deviceplugin.Watch;
+import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.node.ScanPolicySource;
@@ -167,7 +167,7 @@ class ServeOnFixturesTest {
 
     @Test
     void groupNodeThatVanishesAndComesBackMakesTheDeviceUnhealthyAndHealthyAgainOnRescan(@TempDir Path copy) throws Exception {
-        TreeManifest.materialise(TreeManifest.write(FIXTURES.resolve("t4-numa")), copy);
+        Trees.copy(FIXTURES.resolve("t4-numa"), copy);
         String t4 = "nvidia.com/TU104GL_TESLA_T4";
         kubelet = KubeletSimulator.start(dir);
         runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)),

@@ -1,5 +1,6 @@
 package io.vfiodp.bench;
 
+import io.vfiodp.host.fixtures.SysfsFixtures;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,11 +47,11 @@ record ComparisonSettings(Optional<Path> peerBinary, String peerName, List<OurIm
     }
 
     static final String USAGE = """
-            usage: java -cp 'target/vfio-device-plugin.jar:target/test-classes:target/demo-lib/*' io.vfiodp.bench.ServeBench --peer-binary PATH
+            usage: java -cp 'agent/target/vfio-device-plugin.jar:bench/target/test-classes:bench/target/bench-lib/*' io.vfiodp.bench.ServeBench --peer-binary PATH
                 [--peer-name NAME (the file name of PATH)]
-                [--serve-arg ARG (repeatable)] [--image DIR (target/image; repeatable)]
+                [--serve-arg ARG (repeatable)] [--image DIR (image/target/image; repeatable)]
                 [--runs N (5, at least 3)] [--idle-seconds S (120; 0 skips the idle measurement)]
-                [--fixture DIR (src/test/resources/sysfs-fixtures/t4-numa)] [--logs DIR]
+                [--fixture DIR (agent/src/test/resources/sysfs-fixtures/t4-numa)] [--logs DIR]
                 [--floor] [--idle-for LABEL,... (every contender)] [--events-for LABEL,... (none)] [--event-runs N (10)] [--event-rounds N (3)]
             PATH: the executable of the device plugin to compare with, built or downloaded by you. It runs (as root) in a
             mount namespace of its own where the bench's node and kubelet are at a node's fixed paths: the node's sys/ on
@@ -61,8 +62,8 @@ record ComparisonSettings(Optional<Path> peerBinary, String peerName, List<OurIm
             not a sysfs mount, so serve's default --uevents auto listens to no uevents there.
             --floor: also run the floor, a minimal grpc-java device plugin of one resource, on the first image's runtime, flags and
             (when the image has one) an AOT cache of its own. Several --image: each after the first is also set against the first.
-            LABEL: an image's label (the checkout of CHECKOUT/target/image, else the directory's name), floor, or the peer's name.
-            --events-for: those images' checkouts (CHECKOUT/target/{vfio-device-plugin.jar,test-classes,demo-lib}) run
+            LABEL: an image's label (the checkout of CHECKOUT/image/target/image, else the directory's name), floor, or the peer's name.
+            --events-for: those images' checkouts (CHECKOUT/agent/target/vfio-device-plugin.jar, CHECKOUT/bench/target/{test-classes,bench-lib}) run
             UeventLatencyBench and HealthLatencyBench in a JVM of their own, --event-runs each, --event-rounds times, alternating.""";
 
     /**
@@ -100,7 +101,7 @@ record ComparisonSettings(Optional<Path> peerBinary, String peerName, List<OurIm
         boolean serveArgsUsed = true;
         int runs = 5;
         Duration idle = Duration.ofSeconds(120);
-        Path fixture = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
+        Path fixture = SysfsFixtures.committedRoot().resolve("t4-numa");
         Optional<Path> logs = Optional.empty();
         boolean floor = false;
         Optional<Set<String>> idleFor = Optional.empty();
@@ -144,7 +145,7 @@ record ComparisonSettings(Optional<Path> peerBinary, String peerName, List<OurIm
         }
         if (binary == null) throw new IllegalArgumentException("--peer-binary PATH is missing\n" + USAGE);
         if (images.isEmpty()) {
-            images.add(new OurImage(Path.of("target/image"), serveArgs));
+            images.add(new OurImage(Path.of("image/target/image"), serveArgs));
         } else if (!serveArgsUsed) {
             throw new IllegalArgumentException("--serve-arg " + serveArgs.getLast() + " comes after the last --image: it applies to the images"
                     + " given after it\n" + USAGE);

@@ -3,6 +3,7 @@ package io.vfiodp.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vfiodp.host.fixtures.SysfsFixtures;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,10 +18,10 @@ class ComparisonSettingsTest {
 
         assertThat(s.peerBinary()).hasValue(Path.of("/opt/peer/kubevirt-gpu-device-plugin"));
         assertThat(s.peerName()).isEqualTo("kubevirt-gpu-device-plugin");
-        assertThat(s.images()).containsExactly(new ComparisonSettings.OurImage(Path.of("target/image"), List.of()));
+        assertThat(s.images()).containsExactly(new ComparisonSettings.OurImage(Path.of("image/target/image"), List.of()));
         assertThat(s.runs()).isEqualTo(5);
         assertThat(s.idle()).isEqualTo(Duration.ofSeconds(120));
-        assertThat(s.fixture()).isEqualTo(Path.of("src/test/resources/sysfs-fixtures/t4-numa"));
+        assertThat(s.fixture()).isEqualTo(SysfsFixtures.committedRoot().resolve("t4-numa"));
         assertThat(s.logs()).isEmpty();
         assertThat(s.floor()).isFalse();
         assertThat(s.idleFor()).isEmpty();
@@ -48,12 +49,12 @@ class ComparisonSettingsTest {
     @Test
     void everyOptionIsTaken() {
         ComparisonSettings s = ComparisonSettings.parse("--runs", "7", "--peer-binary", "/p", "--peer-name", "NVIDIA v1.6.0",
-                "--image", "/base/target/image", "--image", "target/image", "--idle-seconds", "0", "--fixture", "/f", "--logs", "/l");
+                "--image", "/base/target/image", "--image", "image/target/image", "--idle-seconds", "0", "--fixture", "/f", "--logs", "/l");
 
         assertThat(s.peerBinary()).hasValue(Path.of("/p"));
         assertThat(s.peerName()).isEqualTo("NVIDIA v1.6.0");
         assertThat(s.images()).containsExactly(new ComparisonSettings.OurImage(Path.of("/base/target/image"), List.of()),
-                new ComparisonSettings.OurImage(Path.of("target/image"), List.of()));
+                new ComparisonSettings.OurImage(Path.of("image/target/image"), List.of()));
         assertThat(s.runs()).isEqualTo(7);
         assertThat(s.idle()).isZero();
         assertThat(s.fixture()).isEqualTo(Path.of("/f"));
@@ -77,7 +78,7 @@ class ComparisonSettingsTest {
                 new ComparisonSettings.OurImage(Path.of("/new/target/image"), List.of("--uevents=on")),
                 new ComparisonSettings.OurImage(Path.of("/newer/target/image"), List.of("--uevents=on", "--rescan-interval", "10m")));
         assertThat(ComparisonSettings.parse("--peer-binary", "/m", "--serve-arg=--uevents=on").images())
-                .containsExactly(new ComparisonSettings.OurImage(Path.of("target/image"), List.of("--uevents=on")));
+                .containsExactly(new ComparisonSettings.OurImage(Path.of("image/target/image"), List.of("--uevents=on")));
     }
 
     @Test

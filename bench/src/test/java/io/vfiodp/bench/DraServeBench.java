@@ -1,5 +1,6 @@
 package io.vfiodp.bench;
 
+import io.vfiodp.host.fixtures.SysfsFixtures;
 import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.scan.SysfsScanner;
@@ -27,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  *       slices are published and {@value #MEMORY_CYCLES} claims prepared and unprepared; and of serve
  *       with device plugins and no API on the same node after as many Allocates, in the same run.</li>
  * </ol>
- * Usage: {@code java -cp 'target/vfio-device-plugin.jar:target/test-classes:target/demo-lib/*' io.vfiodp.bench.DraServeBench
+ * Usage: {@code java -cp 'agent/target/vfio-device-plugin.jar:bench/target/test-classes:bench/target/bench-lib/*' io.vfiodp.bench.DraServeBench
  * [--calls N] [--image DIR] [--jar JAR] [--java JAVA] [--memory-map] [-- JVM flags]}; {@code --memory-map} adds where serve's
  * resident memory is in DRA mode ({@link MemoryMap}). Figures for publication need a quiet machine.
  */
@@ -38,8 +39,8 @@ public final class DraServeBench {
     private DraServeBench() {}
 
     public static void main(String[] args) throws Exception {
-        Path jar = Path.of("target/vfio-device-plugin.jar");
-        Path image = Path.of("target/image");
+        Path jar = Path.of("agent/target/vfio-device-plugin.jar");
+        Path image = Path.of("image/target/image");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         int calls = 500;
         boolean memoryMap = false;
@@ -69,7 +70,7 @@ public final class DraServeBench {
             command.addAll(List.of("-jar", jar.toString()));
         }
         System.out.println(Runtime.getRuntime().availableProcessors() + " CPUs; serve: " + String.join(" ", command));
-        Path fixtures = Path.of("src/test/resources/sysfs-fixtures");
+        Path fixtures = SysfsFixtures.committedRoot();
         prepareLatency(command, fixtures.resolve("hgx-8gpu"), calls);
         memory(command, fixtures.resolve("t4-numa"), memoryMap);
         System.out.printf("machine load average now: %s%n", Files.readString(Path.of("/proc/loadavg")).trim());

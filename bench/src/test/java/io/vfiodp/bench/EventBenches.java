@@ -13,7 +13,7 @@ import java.util.Optional;
  * Event → ListAndWatch latency of several checkouts in one alternation: each runs
  * {@code io.vfiodp.serve.UeventLatencyBench} (kernel uevents, the 1,410-function node) and {@link HealthLatencyBench}
  * ({@code /dev/vfio} and the periodic rescan, t4-numa) in a JVM of its own, on its own classes
- * ({@code CHECKOUT/target/vfio-device-plugin.jar}, {@code test-classes}, {@code demo-lib}), from its
+ * ({@code CHECKOUT/agent/target/vfio-device-plugin.jar}, {@code CHECKOUT/bench/target/test-classes} and {@code bench-lib}), from its
  * own directory, round after round, the checkouts' order rotating. Both benches run serve in that
  * JVM, on this bench's JDK; each latency goes into the samples as a figure {@code event: WHAT}, so
  * that the median is the p50 of every run of every round.
@@ -26,10 +26,10 @@ final class EventBenches {
 
     private EventBenches() {}
 
-    /** The checkout an image was built in: {@code CHECKOUT} of {@code CHECKOUT/target/image}. */
+    /** The checkout an image was built in: {@code CHECKOUT} of {@code CHECKOUT/image/target/image}. */
     static Optional<Path> checkout(Path image) {
         Path p = image.toAbsolutePath().normalize();
-        return p.endsWith(Path.of("target", "image")) ? Optional.of(p.getParent().getParent()) : Optional.empty();
+        return p.endsWith(Path.of("image", "target", "image")) ? Optional.of(p.getParent().getParent().getParent()) : Optional.empty();
     }
 
     /** Runs the benches for each checkout, {@code rounds} times, {@code runs} each, adding the latencies to its samples. */
@@ -56,9 +56,9 @@ final class EventBenches {
     }
 
     private static List<String> command(Path checkout, String bench, int runs, Path raw) {
-        Path target = checkout.resolve("target");
-        String classPath = String.join(":", target.resolve("vfio-device-plugin.jar").toString(), target.resolve("test-classes").toString(),
-                target.resolve("demo-lib") + "/*");
+        Path benchTarget = checkout.resolve("bench/target");
+        String classPath = String.join(":", checkout.resolve("agent/target/vfio-device-plugin.jar").toString(),
+                benchTarget.resolve("test-classes").toString(), benchTarget.resolve("bench-lib") + "/*");
         return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--sun-misc-unsafe-memory-access=allow",
                 "--enable-native-access=ALL-UNNAMED", "-D" + ListAndWatchLatency.RAW_PROPERTY + "=" + raw, "-cp", classPath, bench,
                 "--runs", Integer.toString(runs));

@@ -27,7 +27,7 @@ class EventBenchesTest {
 
     @Test
     void anImageBuiltInACheckoutLeadsToIt() {
-        assertThat(EventBenches.checkout(Path.of("/work/v/no-pool/target/image"))).hasValue(Path.of("/work/v/no-pool"));
+        assertThat(EventBenches.checkout(Path.of("/work/v/no-pool/image/target/image"))).hasValue(Path.of("/work/v/no-pool"));
         assertThat(EventBenches.checkout(Path.of("/tmp/image-copy"))).isEmpty();
     }
 }

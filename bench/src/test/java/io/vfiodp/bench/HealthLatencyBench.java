@@ -3,6 +3,7 @@ package io.vfiodp.bench;
 import static io.vfiodp.bench.ListAndWatchLatency.print;
 import static io.vfiodp.bench.ListAndWatchLatency.timed;
 
+import io.vfiodp.host.fixtures.SysfsFixtures;
 import io.vfiodp.testkit.deviceplugin.Watch;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.serve.ServedHost;
@@ -25,7 +26,7 @@ import java.util.Locale;
  *   <li>an A100 bound to vfio-pci whose group node appears → its new resource served, registered and listed;</li>
  *   <li>a full scan and policy pass of the unchanged fixture (what every rescan costs).</li>
  * </ol>
- * Usage: {@code java -cp 'target/vfio-device-plugin.jar:target/test-classes:target/demo-lib/*' io.vfiodp.bench.HealthLatencyBench
+ * Usage: {@code java -cp 'agent/target/vfio-device-plugin.jar:bench/target/test-classes:bench/target/bench-lib/*' io.vfiodp.bench.HealthLatencyBench
  * [--fixture DIR] [--runs N] [--rescan-interval-ms N]}.
  */
 public final class HealthLatencyBench {
@@ -37,7 +38,7 @@ public final class HealthLatencyBench {
     private HealthLatencyBench() {}
 
     public static void main(String[] args) throws Exception {
-        Path fixture = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
+        Path fixture = SysfsFixtures.committedRoot().resolve("t4-numa");
         int runs = 50;
         long rescanMs = 1000;
         for (int i = 0; i < args.length; i++) {

@@ -175,7 +175,7 @@ public final class PeerComparison {
         for (Contender.Ours o : ours) {
             if (settings.events().labels().contains(o.label())) {
                 checkouts.put(EventBenches.checkout(o.image()).orElseThrow(() -> new IllegalArgumentException("--events-for " + o.label()
-                        + ": " + o.image() + " is not CHECKOUT/target/image")), samples.get(o));
+                        + ": " + o.image() + " is not CHECKOUT/image/target/image")), samples.get(o));
             }
         }
         if (!checkouts.isEmpty()) EventBenches.run(checkouts, settings.events().runs(), settings.events().rounds(), work);
@@ -278,10 +278,10 @@ public final class PeerComparison {
         return Optional.of(settings.logs().get().resolve(c.name().replaceAll("[^A-Za-z0-9.-]+", "_") + "-" + what + "-" + run + ".log"));
     }
 
-    /** A short name for an image among several: the checkout it was built in for {@code .../CHECKOUT/target/image}, else the directory's name. */
+    /** A short name for an image among several: the checkout it was built in for {@code .../CHECKOUT/image/target/image}, else the directory's name. */
     static String label(Path image) {
         Path p = image.toAbsolutePath().normalize();
-        return p.endsWith(Path.of("target", "image")) && p.getNameCount() > 2 ? p.getName(p.getNameCount() - 3).toString() : p.getFileName().toString();
+        return p.endsWith(Path.of("image", "target", "image")) && p.getNameCount() > 3 ? p.getName(p.getNameCount() - 4).toString() : p.getFileName().toString();
     }
 
     private static void writeBundledPciIds(Path file) throws IOException {

@@ -13,7 +13,7 @@ class PeerComparisonTest {
 
     @Test
     void anImageIsLabelledByTheCheckoutItWasBuiltIn() {
-        assertThat(PeerComparison.label(Path.of("/work/wt/perf-baseline/target/image"))).isEqualTo("perf-baseline");
+        assertThat(PeerComparison.label(Path.of("/work/wt/perf-baseline/image/target/image"))).isEqualTo("perf-baseline");
         assertThat(PeerComparison.label(Path.of("/tmp/image-c2"))).isEqualTo("image-c2");
     }
 

@@ -1,6 +1,7 @@
 package io.vfiodp.bench;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.vfiodp.host.fixtures.SysfsFixtures;
 import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.kube.MockKubeApi;
@@ -29,10 +30,10 @@ import java.util.Optional;
  * </ol>
  * By default it runs two configurations one after the other and prints a table of both: the
  * shipped one (the image directory's launcher: jlink runtime, class-data-sharing archive,
- * src/main/image/jvm.options) and a plain {@code java -jar} of the same jar with the JDK running
+ * image/src/main/image/jvm.options) and a plain {@code java -jar} of the same jar with the JDK running
  * this bench and no flags.
  *
- * <p>Usage: {@code java -cp 'target/vfio-device-plugin.jar:target/test-classes:target/demo-lib/*' io.vfiodp.bench.ServeBench
+ * <p>Usage: {@code java -cp 'agent/target/vfio-device-plugin.jar:bench/target/test-classes:bench/target/bench-lib/*' io.vfiodp.bench.ServeBench
  * [--fixture DIR] [--runs N] [--image DIR] [--jar JAR] [--java JAVA] [--memory-map] [--kube-api] [--log FILE] [-- JVM flags]}; with flags
  * after {@code --} it measures only {@code JAVA FLAGS -jar JAR} (JAVA: this bench's JDK unless given).
  * {@code --memory-map} adds where the resident memory is (per mapping, heap, live objects, and the
@@ -67,9 +68,9 @@ public final class ServeBench {
             PeerComparison.main(args);
             return;
         }
-        Path fixture = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
-        Path jar = Path.of("target/vfio-device-plugin.jar");
-        Path image = Path.of("target/image");
+        Path fixture = SysfsFixtures.committedRoot().resolve("t4-numa");
+        Path jar = Path.of("agent/target/vfio-device-plugin.jar");
+        Path image = Path.of("image/target/image");
         int runs = 10;
         Optional<List<String>> flags = Optional.empty();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

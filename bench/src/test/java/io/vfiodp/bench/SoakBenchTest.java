@@ -2,6 +2,7 @@ package io.vfiodp.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vfiodp.host.fixtures.SysfsFixtures;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +25,7 @@ class SoakBenchTest {
     @Test
     void aShortSoakPrintsOneRowPerSampleCountsItsLoadAndJudgesEveryMetric() throws Exception {
         SoakSettings settings = new SoakSettings(Duration.ofSeconds(20), Duration.ofSeconds(1), Duration.ofSeconds(6), Duration.ofSeconds(3),
-                Duration.ofSeconds(1), 2, Duration.ofMillis(20), Path.of("src/test/resources/sysfs-fixtures/t4-numa"),
+                Duration.ofSeconds(1), 2, Duration.ofMillis(20), SysfsFixtures.committedRoot().resolve("t4-numa"),
                 Path.of(System.getProperty("java.home"), "bin", "java"), List.of("-cp", System.getProperty("java.class.path"), "io.vfiodp.cli.Main"),
                 List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k", "-Xmx32m"));
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();

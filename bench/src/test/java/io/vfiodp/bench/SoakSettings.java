@@ -1,6 +1,7 @@
 package io.vfiodp.bench;
 
 import io.vfiodp.deploy.ShippedJvmFlags;
+import io.vfiodp.host.fixtures.SysfsFixtures;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,12 +28,12 @@ record SoakSettings(Duration length, Duration sampleEvery, Duration warmup, Dura
                     Duration clientPause, Path fixture, Path java, List<String> launch, List<String> jvmFlags) {
 
     static final String USAGE = """
-            usage: java -cp 'target/vfio-device-plugin.jar:target/test-classes:target/demo-lib/*' io.vfiodp.bench.SoakBench
+            usage: java -cp 'agent/target/vfio-device-plugin.jar:bench/target/test-classes:bench/target/bench-lib/*' io.vfiodp.bench.SoakBench
                 [--minutes M (10)] [--sample-seconds S (5)] [--warmup DURATION (the larger of 1 m and 20% of the run)]
                 [--restart-seconds S (5)] [--flap-seconds S (1)] [--clients N (3)] [--client-pause-ms MS (20)]
-                [--fixture DIR (src/test/resources/sysfs-fixtures/t4-numa)]
-                [--jar JAR (target/vfio-device-plugin.jar) | --classpath CP] [--java PATH (this JVM's)]
-                [-- plugin JVM flags (default: the shipped flags, src/main/image/jvm.options)]
+                [--fixture DIR (agent/src/test/resources/sysfs-fixtures/t4-numa)]
+                [--jar JAR (agent/target/vfio-device-plugin.jar) | --classpath CP] [--java PATH (this JVM's)]
+                [-- plugin JVM flags (default: the shipped flags, image/src/main/image/jvm.options)]
             DURATION: seconds, or a number with s or m (90, 90s, 1.5m).""";
 
     SoakSettings {
@@ -68,9 +69,9 @@ record SoakSettings(Duration length, Duration sampleEvery, Duration warmup, Dura
         Duration flap = Duration.ofSeconds(1);
         int clients = 3;
         Duration pause = Duration.ofMillis(20);
-        Path fixture = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
+        Path fixture = SysfsFixtures.committedRoot().resolve("t4-numa");
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> launch = List.of("-jar", "target/vfio-device-plugin.jar");
+        List<String> launch = List.of("-jar", "agent/target/vfio-device-plugin.jar");
         List<String> flags = ShippedJvmFlags.read();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];

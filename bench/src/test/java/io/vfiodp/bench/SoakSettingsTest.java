@@ -4,7 +4,7 @@ import io.vfiodp.deploy.ShippedJvmFlags;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.file.Path;
+import io.vfiodp.host.fixtures.SysfsFixtures;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -21,9 +21,9 @@ class SoakSettingsTest {
         assertThat(s.flapEvery()).isEqualTo(Duration.ofSeconds(1));
         assertThat(s.clients()).isEqualTo(3);
         assertThat(s.clientPause()).isEqualTo(Duration.ofMillis(20));
-        assertThat(s.fixture()).isEqualTo(Path.of("src/test/resources/sysfs-fixtures/t4-numa"));
+        assertThat(s.fixture()).isEqualTo(SysfsFixtures.committedRoot().resolve("t4-numa"));
         assertThat(s.jvmFlags()).isEqualTo(ShippedJvmFlags.read());
-        assertThat(s.launch()).containsExactly("-jar", "target/vfio-device-plugin.jar");
+        assertThat(s.launch()).containsExactly("-jar", "agent/target/vfio-device-plugin.jar");
     }
 
     @Test

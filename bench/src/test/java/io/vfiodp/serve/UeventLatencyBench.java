@@ -32,7 +32,7 @@ import java.util.Optional;
  *   <li>hot-remove of the whole card (four functions) → the GPU Unhealthy; hot-add, vfio-pci
  *       claiming it → Healthy.</li>
  * </ol>
- * Usage: {@code java -cp 'target/vfio-device-plugin.jar:target/test-classes:target/demo-lib/*' io.vfiodp.serve.UeventLatencyBench [--runs N] [--fixture DIR]}.
+ * Usage: {@code java -cp 'agent/target/vfio-device-plugin.jar:bench/target/test-classes:bench/target/bench-lib/*' io.vfiodp.serve.UeventLatencyBench [--runs N] [--fixture DIR]}.
  */
 public final class UeventLatencyBench {
 

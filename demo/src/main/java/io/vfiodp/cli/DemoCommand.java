@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
                     + "simulator, its ResourceSlice, a claim allocated as the scheduler leaves it, NodePrepareResources, the CDI spec, "
                     + "the KEP-5304 metadata and the <hostdev>.",
             "The kubelet simulators (the project's test kit) and the mock server are no part of the jar or the image: "
-                    + "bin/vfio-device-plugin adds them from target/demo-lib, which ./mvnw package makes.",
+                    + "bin/vfio-device-plugin adds them from demo/target/demo-lib, which ./mvnw package makes.",
             "Finishes in seconds."})
 final class DemoCommand implements Callable<Integer> {
 

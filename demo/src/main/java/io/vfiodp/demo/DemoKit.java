@@ -4,7 +4,7 @@ import java.util.Optional;
 
 /**
  * What the demo cannot run without and the shipped jar does not hold: the test kit's kubelet
- * simulators (module testkit). {@code ./mvnw package} copies the kit to {@code target/demo-lib},
+ * simulators (module testkit). {@code ./mvnw package} copies the kit to {@code demo/target/demo-lib},
  * which {@code bin/vfio-device-plugin} puts on the demo's class path; the image has neither.
  */
 public final class DemoKit {
@@ -21,7 +21,7 @@ public final class DemoKit {
             return Optional.empty();
         } catch (ClassNotFoundException e) {
             return Optional.of("needs the kubelet simulators of the test kit (io.vfiodp:kubelet-testkit), which the image and the jar alone"
-                    + " leave out: run bin/vfio-device-plugin demo in a checkout after ./mvnw -B -q package -DskipTests (it adds target/demo-lib)");
+                    + " leave out: run bin/vfio-device-plugin demo in a checkout after ./mvnw -B -q package -DskipTests (it adds demo/target/demo-lib)");
         }
     }
 }

@@ -7,7 +7,7 @@ import java.util.Optional;
 /**
  * The demo's DRA part: the same node served through the DRA driver, against fabric8's mock API
  * server in the demo's process. The mock server is a test tool and stays out of the shipped jar
- * and image; {@code ./mvnw package} copies it to {@code target/demo-lib}, which
+ * and image; {@code ./mvnw package} copies it to {@code demo/target/demo-lib}, which
  * {@code bin/vfio-device-plugin} puts on the demo's class path. Without it the part says so in one
  * line and the demo shows the device-plugin path alone.
  */
@@ -60,7 +60,7 @@ public sealed interface DraDemoPart permits DraDemoPart.Skipped, DraDemo {
             Class.forName(MOCK_SERVER, false, loader);
         } catch (ClassNotFoundException e) {
             return new Skipped("fabric8's mock API server is not on the class path (the image and `java -jar` leave it out;"
-                    + " bin/vfio-device-plugin adds target/demo-lib, which ./mvnw package makes)");
+                    + " bin/vfio-device-plugin adds demo/target/demo-lib, which ./mvnw package makes)");
         }
         return new DraDemo(serve);
     }

@@ -39,12 +39,10 @@ class DemoCommandTest {
     }
 
     private static int demo(StringWriter out, StringWriter err, String... options) {
-        CommandLine cl = Main.commandLine();
+        CommandLine cl = DemoMain.commandLine();
         cl.setOut(new PrintWriter(out));
         cl.setErr(new PrintWriter(err));
-        List<String> args = new ArrayList<>(List.of("demo"));
-        args.addAll(List.of(options));
-        return cl.execute(args.toArray(String[]::new));
+        return cl.execute(options);
     }
 
     private static String group(String regex, String in) {
@@ -129,9 +127,9 @@ class DemoCommandTest {
 
     @Test
     void probesOnlyAsksTheDemoForTheProbesAlone() {
-        CommandLine.ParseResult parsed = Main.commandLine().parseArgs("demo", "--probes-only");
+        CommandLine.ParseResult parsed = DemoMain.commandLine().parseArgs("--probes-only");
 
-        assertThat(((DemoCommand) parsed.subcommand().commandSpec().userObject()).probesOnly).isTrue();
+        assertThat(((DemoCommand) parsed.commandSpec().userObject()).probesOnly).isTrue();
     }
 
     @Test
@@ -155,7 +153,9 @@ class DemoCommandTest {
      */
     @Test
     void demoVerboseShowsThePluginProcessLogLines(@TempDir Path tmp) throws Exception {
-        Process p = new ProcessBuilder(ServeJvm.command(List.of("demo", "--verbose")))
+        List<String> command = new ArrayList<>(ServeJvm.command(List.of("--verbose")));
+        command.set(command.indexOf(Main.class.getName()), DemoMain.class.getName());
+        Process p = new ProcessBuilder(command)
                 .redirectOutput(tmp.resolve("out").toFile()).redirectError(tmp.resolve("err").toFile()).start();
         try {
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("demo finished").isTrue();

@@ -13,7 +13,7 @@ class BundledDemoNodeTest {
         TreeManifest.materialise(DemoRun.bundledNode(), tmp);
 
         assertThat(TreeManifest.write(tmp))
-                .as("%s is stale: regenerate it with java -cp target/classes:target/test-classes io.vfiodp.demo.WriteDemoNode",
+                .as("%s is stale: regenerate it in demo/ with java -cp 'target/classes:target/test-classes:../agent/target/test-classes' io.vfiodp.demo.WriteDemoNode",
                         WriteDemoNode.BUNDLED)
                 .isEqualTo(TreeManifest.write(WriteDemoNode.FIXTURE));
     }

@@ -27,7 +27,7 @@ class DemoKitTest {
         try (URLClassLoader agentAlone = new URLClassLoader(new URL[] {agentClasses}, ClassLoader.getPlatformClassLoader())) {
             assertThat(DemoKit.missing(agentAlone)).hasValue("needs the kubelet simulators of the test kit (io.vfiodp:kubelet-testkit),"
                     + " which the image and the jar alone leave out: run bin/vfio-device-plugin demo in a checkout after ./mvnw -B -q package"
-                    + " -DskipTests (it adds target/demo-lib)");
+                    + " -DskipTests (it adds demo/target/demo-lib)");
         }
     }
 }

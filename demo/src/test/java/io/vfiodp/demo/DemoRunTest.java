@@ -70,7 +70,7 @@ class DemoRunTest {
 
         assertThat(part).isInstanceOf(DraDemoPart.Skipped.class);
         assertThat(out.toString()).isEqualTo("\n== DRA: skipped: fabric8's mock API server is not on the class path (the image and `java -jar`"
-                + " leave it out; bin/vfio-device-plugin adds target/demo-lib, which ./mvnw package makes)\n");
+                + " leave it out; bin/vfio-device-plugin adds demo/target/demo-lib, which ./mvnw package makes)\n");
     }
 
     @Test

@@ -1,16 +1,17 @@
 package io.vfiodp.demo;
 
+import io.vfiodp.host.fixtures.SysfsFixtures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Regenerates the demo node bundled in the jar from the fixture it copies. Run from the project
- * root after the fixture changes:
- * {@code java -cp target/classes:target/test-classes io.vfiodp.demo.WriteDemoNode}.
+ * Regenerates the demo node bundled in the demo's jar from the agent's fixture it copies. Run from
+ * the demo's directory after the fixture changes:
+ * {@code java -cp 'target/classes:target/test-classes:../agent/target/test-classes' io.vfiodp.demo.WriteDemoNode}.
  */
 public final class WriteDemoNode {
 
-    static final Path FIXTURE = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
+    static final Path FIXTURE = SysfsFixtures.committedRoot().resolve("t4-numa");
     static final Path BUNDLED = Path.of("src/main/resources" + DemoRun.BUNDLED_NODE);
 
     private WriteDemoNode() {}

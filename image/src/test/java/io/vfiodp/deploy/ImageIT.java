@@ -10,6 +10,7 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
+import io.vfiodp.host.fixtures.SysfsFixtures;
 import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.kube.OffLoopWatchDispatcher;
 import io.vfiodp.kube.kubevirt.KubeVirtCrs;
@@ -45,9 +46,10 @@ class ImageIT {
 
     private static final Path IMAGE = Path.of(System.getProperty("vfiodp.image", "target/image"));
     private static final Path LAUNCHER = IMAGE.resolve("bin/vfio-device-plugin");
-    /** The test kit's jar, which the image leaves out and build.sh's training run adds (target/demo-lib). */
+    /** The demo's and the test kit's jars, which the image leaves out and build.sh's training run adds (target/demo-lib). */
+    private static final Path DEMO = Path.of(System.getProperty("vfiodp.demo", "target/demo-lib/vfio-device-plugin-demo.jar"));
     private static final Path TESTKIT = Path.of(System.getProperty("vfiodp.testkit", "target/demo-lib/kubelet-testkit.jar"));
-    private static final Path T4_NUMA = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
+    private static final Path T4_NUMA = SysfsFixtures.committedRoot().resolve("t4-numa");
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
 
     @TempDir Path dir;
@@ -192,25 +194,24 @@ class ImageIT {
         assertThat(names).hasSizeGreaterThan(200).contains("picocli.CommandLine");
     }
 
-    /** The image holds no kubelet simulator: its demo says in one line what it needs, and ends. */
+    /** The image holds no demo: its {@code demo} says so in one line, and where the demo is, and ends. */
     @Test
     void demoOnTheImageSaysWhatItNeedsInOneLine() throws Exception {
         Run demo = run(Map.of(), "demo");
 
         assertThat(demo.exit()).isEqualTo(1);
         assertThat(demo.out()).isEmpty();
-        assertThat(demo.err()).isEqualTo("vfio-device-plugin demo: needs the kubelet simulators of the test kit (io.vfiodp:kubelet-testkit),"
-                + " which the image and the jar alone leave out: run bin/vfio-device-plugin demo in a checkout after ./mvnw -B -q package"
-                + " -DskipTests (it adds target/demo-lib)\n");
+        assertThat(demo.err()).isEqualTo("vfio-device-plugin demo: the demo is not in the jar or the image (it runs on the project's test kit):"
+                + " run bin/vfio-device-plugin demo in a checkout after ./mvnw -B -q package -DskipTests\n");
     }
 
-    /** The demo as build.sh's training run starts it: the launcher's command with the test kit after the jar. */
+    /** The demo as build.sh's training run starts it: the launcher's command with the demo and the test kit after the jar. */
     @Test
     void demoRunsOnTheImageWithTheTestKitWithoutAJdkWarning() throws Exception {
         List<String> command = new ArrayList<>(ShippedFlagsTest.launcherCommand(IMAGE.toAbsolutePath().toString()));
         int cp = command.indexOf("-cp") + 1;
-        command.set(cp, command.get(cp) + ":" + TESTKIT.toAbsolutePath());
-        command.add("demo");
+        command.set(cp, command.get(cp) + ":" + DEMO.toAbsolutePath() + ":" + TESTKIT.toAbsolutePath());
+        command.set(command.indexOf("io.vfiodp.cli.Main"), "io.vfiodp.cli.DemoMain");
         ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("JDK_JAVA_OPTIONS") || k.startsWith("KUBE") || k.startsWith("VFIO_DP_"));
         pb.environment().putAll(archiveRequired(dir.resolve("cds.log")));
@@ -220,9 +221,9 @@ class ImageIT {
         assertThat(demo.out()).contains("  " + T4 + "  endpoint vfio-dp-nvidia.com_TU104GL_TESLA_T4.sock  preferred-allocation true",
                 "    env     PCI_RESOURCE_NVIDIA_COM_TU104GL_TESLA_T4=0000:b1:00.0",
                 "== Shut down: the streams ended without an empty device list, plugin sockets removed");
-        // the mock API server is the demo's, from target/demo-lib, and never shipped
+        // the mock API server is the demo's, from demo/target/demo-lib, and never shipped
         assertThat(demo.out()).endsWith("\n== DRA: skipped: fabric8's mock API server is not on the class path (the image and `java -jar`"
-                + " leave it out; bin/vfio-device-plugin adds target/demo-lib, which ./mvnw package makes)\n");
+                + " leave it out; bin/vfio-device-plugin adds demo/target/demo-lib, which ./mvnw package makes)\n");
         assertThat(demo.err().lines().filter(l -> !l.startsWith("NOTE: Picked up JDK_JAVA_OPTIONS"))).isEmpty();
     }
 
@@ -290,15 +291,24 @@ class ImageIT {
         }
     }
 
-    /** What only the tests and the demo use stays out of the image: the test kit, the mock API server. */
+    /**
+     * What only the tests, the demo and the benchmarks use stays out of the jar and the image: the demo (module demo), the
+     * benchmarks (module bench, JMH), the test kit, the mock API server, the agent's test helpers.
+     */
     @Test
-    void theImageHoldsNoTestKitNorMockApiServer() throws Exception {
+    void theImageHoldsNoDemoBenchmarkTestKitNorMockApiServer() throws Exception {
+        Pattern benchmark = Pattern.compile(".*Bench(mark)?(\\$.*)?\\.class");
         try (JarFile jar = new JarFile(IMAGE.resolve("lib/vfio-device-plugin.jar").toFile())) {
-            assertThat(jar.stream().map(JarEntry::getName)).contains("io/vfiodp/proto/deviceplugin/v1beta1/DevicePluginGrpc.class")
+            assertThat(jar.stream().map(JarEntry::getName)).contains("io/vfiodp/proto/deviceplugin/v1beta1/DevicePluginGrpc.class",
+                            "io/vfiodp/cli/Main.class")
+                    .noneMatch(n -> n.startsWith("io/vfiodp/demo/") || n.startsWith("io/vfiodp/cli/Demo"))
+                    .noneMatch(n -> n.startsWith("io/vfiodp/bench/") || benchmark.matcher(n).matches() || n.startsWith("org/openjdk/jmh/"))
                     .noneMatch(n -> n.startsWith("io/vfiodp/testkit/") || n.startsWith("io/fabric8/kubernetes/client/server/mock/")
-                            || n.startsWith("io/fabric8/mockwebserver/") || n.startsWith("io/vertx/"));
+                            || n.startsWith("io/fabric8/mockwebserver/") || n.startsWith("io/vertx/"))
+                    .noneMatch(n -> n.startsWith("io/vfiodp/host/fixtures/") || n.startsWith("io/vfiodp/checkout/"));
         }
-        try (JarFile kit = new JarFile(TESTKIT.toFile())) {
+        try (JarFile demo = new JarFile(DEMO.toFile()); JarFile kit = new JarFile(TESTKIT.toFile())) {
+            assertThat(demo.stream().map(JarEntry::getName)).contains("io/vfiodp/demo/DemoRun.class", "io/vfiodp/cli/DemoMain.class");
             assertThat(kit.stream().map(JarEntry::getName)).contains("io/vfiodp/testkit/deviceplugin/KubeletSimulator.class");
         }
         assertThat(IMAGE.resolve("lib/demo-lib")).doesNotExist();

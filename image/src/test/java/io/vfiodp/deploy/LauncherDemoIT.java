@@ -2,6 +2,7 @@ package io.vfiodp.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vfiodp.checkout.Checkout;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * README's first command after {@code ./mvnw package}: {@code bin/vfio-device-plugin demo} shows the
  * device-plugin path and then the DRA path, the latter with the mock API server from
- * {@code target/demo-lib}, and nothing on stderr.
+ * {@code demo/target/demo-lib}, and nothing on stderr.
  */
 class LauncherDemoIT {
 
@@ -21,7 +22,7 @@ class LauncherDemoIT {
     void theLaunchersDemoShowsBothPaths(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("out");
         Path err = dir.resolve("err");
-        Process p = new ProcessBuilder("bin/vfio-device-plugin", "demo").redirectOutput(out.toFile()).redirectError(err.toFile())
+        Process p = new ProcessBuilder(Checkout.path("bin/vfio-device-plugin").toString(), "demo").redirectOutput(out.toFile()).redirectError(err.toFile())
                 .redirectInput(new File("/dev/null")).start();
 
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("demo ended").isTrue();

@@ -2,6 +2,7 @@ package io.vfiodp.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vfiodp.checkout.Checkout;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +25,7 @@ class ShippedFlagsTest {
     static final Path JVM_OPTIONS = ShippedJvmFlags.JVM_OPTIONS;
     static final Path LAUNCHER = Path.of("src/main/image/vfio-device-plugin");
     static final Path COMPILE_COMMANDS = Path.of("src/main/image/compile-commands");
-    static final Path DOCKERFILE = Path.of("Dockerfile");
+    static final Path DOCKERFILE = Checkout.path("Dockerfile");
     /** Where the image installs the plugin directory that src/main/image/build.sh makes. */
     static final String IMAGE_HOME = "/opt/vfio-device-plugin";
 

@@ -1,15 +1,16 @@
 package io.vfiodp.deploy;
 
+import io.vfiodp.checkout.Checkout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** The shipped JVM flags as the launcher reads them from src/main/image/jvm.options, for tests and benches. */
+/** The shipped JVM flags as the launcher reads them from image/src/main/image/jvm.options, for tests and benches. */
 public final class ShippedJvmFlags {
 
-    public static final Path JVM_OPTIONS = Path.of("src/main/image/jvm.options");
+    public static final Path JVM_OPTIONS = Checkout.path("image/src/main/image/jvm.options");
 
     private ShippedJvmFlags() {
     }

@@ -1,6 +1,9 @@
 package io.vfiodp.kernel;
 
+import io.vfiodp.checkout.Checkout;
+import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * <p>The kernel and busybox-static are Debian packages fetched with {@code apt-get download} and
  * unpacked with {@code dpkg-deb -x} into a cache ({@code $VFIO_DP_TOOLS} or
  * {@code ~/.cache/vfio-device-plugin}, subdirectory {@code kernel}), never installed; see
- * {@code src/test/kernel/fetch.sh}. A missing QEMU, kernel or package list is a failure that says
+ * {@code image/src/test/kernel/fetch.sh}. A missing QEMU, kernel or package list is a failure that says
  * what to install, never a skip.
  *
  * @param vmlinuz       the kernel to boot
@@ -32,17 +35,18 @@ record GuestImage(Path vmlinuz, Path initramfs, String kernelPackage, Path image
 
     /** Fetches (or finds in the cache) the packages and builds the initramfs into {@code work}. */
     static GuestImage build(Path work) throws IOException, InterruptedException {
-        Path scripts = Path.of("src/test/kernel").toAbsolutePath();
-        Path image = Path.of(System.getProperty("vfiodp.image", "target/image")).toAbsolutePath();
-        Path classes = Path.of("target/test-classes").toAbsolutePath();
-        Path testkit = Path.of(System.getProperty("vfiodp.testkit", "target/demo-lib/kubelet-testkit.jar")).toAbsolutePath();
+        // module image's, also when a benchmark (RealKernelLatencyBench, module bench) builds it
+        Path scripts = Checkout.path("image/src/test/kernel");
+        Path image = Path.of(System.getProperty("vfiodp.image", Checkout.path("image/target/image").toString())).toAbsolutePath();
+        Path classes = Checkout.path("image/target/test-classes");
+        Path testkit = Path.of(System.getProperty("vfiodp.testkit", jarOf(KubeletSimulator.class).toString())).toAbsolutePath();
         if (!Files.isExecutable(image.resolve("runtime/bin/java"))) {
             throw new IllegalStateException("real-kernel tests: no plugin image at " + image
                     + " (the Maven profile 'image' builds it in the package phase: run them with ./mvnw verify)");
         }
         if (!Files.isRegularFile(testkit)) {
             throw new IllegalStateException("real-kernel tests: no test kit jar at " + testkit
-                    + " (./mvnw package copies it to target/demo-lib: run them with ./mvnw verify)");
+                    + " (./mvnw package copies it to image/target/demo-lib: run them with ./mvnw verify)");
         }
         qemu();
         Files.createDirectories(work);
@@ -65,6 +69,15 @@ record GuestImage(Path vmlinuz, Path initramfs, String kernelPackage, Path image
                 .flatMap(l -> List.of(l.substring("initramfs: modules in load order:".length()).trim().split("\\s+")).stream())
                 .toList();
         return new GuestImage(vmlinuz, initramfs, complete, image, modules);
+    }
+
+    /** The jar or directory {@code type} was loaded from. */
+    private static Path jarOf(Class<?> type) {
+        try {
+            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("where " + type.getName() + " was loaded from: " + e.getMessage(), e);
+        }
     }
 
     /** Fails with what to install when QEMU is missing. */

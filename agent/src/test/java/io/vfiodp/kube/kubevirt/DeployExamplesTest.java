@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.vfiodp.checkout.Checkout;
 import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
 import io.vfiodp.policy.DesiredResource;
@@ -30,8 +31,8 @@ import tools.jackson.dataformat.yaml.YAMLFactory;
 /** deploy/examples: the KubeVirt CR patch permits what the plugin serves, and the VM asks for it. */
 class DeployExamplesTest {
 
-    private static final Path CR_PATCH = Path.of("deploy/examples/kubevirt-permitted-host-devices.yaml");
-    private static final Path VM = Path.of("deploy/examples/vm-with-gpu.yaml");
+    private static final Path CR_PATCH = Checkout.path("deploy/examples/kubevirt-permitted-host-devices.yaml");
+    private static final Path VM = Checkout.path("deploy/examples/vm-with-gpu.yaml");
 
     private static PciIds pciIds;
     private static PermittedHostDevices permitted;

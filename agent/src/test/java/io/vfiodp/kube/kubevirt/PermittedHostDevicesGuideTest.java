@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.vfiodp.checkout.Checkout;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.PciAddress;
 import io.vfiodp.host.pciids.PciIds;
@@ -46,7 +47,7 @@ import tools.jackson.dataformat.yaml.YAMLFactory;
  */
 class PermittedHostDevicesGuideTest {
 
-    static final Path GUIDE = Path.of("docs/permitted-host-devices.md");
+    static final Path GUIDE = Checkout.path("docs/permitted-host-devices.md");
     private static final Pattern EXAMPLE = Pattern.compile(
             "<!-- example: (\\S+)(?: \\(fixture (\\S+)\\))? -->\\n```yaml\\n(.*?)```", Pattern.DOTALL);
 

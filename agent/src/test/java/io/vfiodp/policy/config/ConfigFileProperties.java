@@ -3,6 +3,7 @@ package io.vfiodp.policy.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.vfiodp.checkout.Checkout;
 import io.vfiodp.host.HostSnapshot;
 import io.vfiodp.host.fixtures.FixtureNodes;
 import io.vfiodp.host.fixtures.SysfsFixtures;
@@ -12,7 +13,6 @@ import io.vfiodp.inventory.SuggestedConfig;
 import io.vfiodp.policy.PolicyEngine;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -136,7 +136,7 @@ class ConfigFileProperties {
         try {
             List<String> out = new ArrayList<>();
             ObjectMapper yaml = new YAMLMapper();
-            Matcher m = EXAMPLE.matcher(Files.readString(Path.of("docs/permitted-host-devices.md")));
+            Matcher m = EXAMPLE.matcher(Files.readString(Checkout.path("docs/permitted-host-devices.md")));
             while (m.find()) {
                 if (m.group(1).startsWith("config-") || m.group(1).startsWith("suggested-")) out.add(m.group(2));
                 if (m.group(1).startsWith("cr-")) {

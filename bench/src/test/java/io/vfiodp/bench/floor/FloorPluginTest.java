@@ -3,6 +3,7 @@ package io.vfiodp.bench.floor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vfiodp.host.fixtures.SysfsFixtures;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateRequest;
 import io.vfiodp.proto.deviceplugin.v1beta1.AllocateResponse;
 import io.vfiodp.proto.deviceplugin.v1beta1.ContainerAllocateRequest;
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 class FloorPluginTest {
 
-    private static final Path SYS = Path.of("src/test/resources/sysfs-fixtures/t4-numa/sys");
+    private static final Path SYS = SysfsFixtures.sys("t4-numa");
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
 
     @Test
