@@ -11,7 +11,7 @@ import picocli.CommandLine.IVersionProvider;
 
 /**
  * {@code vfio-device-plugin 0.1.0 (commit 7089ed808ea4)}: Maven's project version and the commit the build recorded
- * in the jar's manifest (agent.pom.xml). Run from classes rather than the jar (tests), both are unknown.
+ * in the jar's manifest (agent/pom.xml). Run from classes rather than the jar (tests), both are unknown.
  */
 final class VersionProvider implements IVersionProvider {
 

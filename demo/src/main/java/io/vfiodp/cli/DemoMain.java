@@ -5,7 +5,7 @@ import picocli.CommandLine;
 /**
  * The demo's main class, as {@code vfio-device-plugin demo}: bin/vfio-device-plugin of a checkout starts it for
  * {@code demo}, and the image's build for its training runs, each on the agent's jar, then the demo's jar and
- * target/demo-lib (the agent's jar has no {@code demo}: {@link Main#NO_DEMO}).
+ * demo/target/demo-lib (the agent's jar has no {@code demo}: {@link Main#NO_DEMO}).
  */
 public final class DemoMain {
 
