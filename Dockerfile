@@ -6,7 +6,7 @@
 # The tag is the project's version (the revision in pom.xml; VERSION below and ReleaseVersionTest keep them equal).
 # GIT_COMMIT is what `vfio-device-plugin --version` names: the build context holds no .git (.dockerignore).
 #
-# The build stage runs the Maven build with the profile "image" (src/main/image/build.sh): jlink
+# The build stage runs the Maven build with the profile "image" (image/src/main/image/build.sh): jlink
 # runtime, jar, JVM flags, class-data-sharing archive from a training run of `demo`, launcher.
 # `./mvnw -B verify` runs the same build and tests its result (ImageIT).
 # JDK 25, as the build the figures in docs/benchmarks.md come from: on 25 the training run writes an AOT
