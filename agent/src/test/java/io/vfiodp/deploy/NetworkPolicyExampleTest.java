@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import java.io.IOException;
 import java.nio.file.Files;
+import io.vfiodp.checkout.Checkout;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +23,7 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
  */
 class NetworkPolicyExampleTest {
 
-    static final Path EXAMPLE = Path.of("deploy/examples/networkpolicy-metrics.yaml");
+    static final Path EXAMPLE = Checkout.path("deploy", "examples/networkpolicy-metrics.yaml");
 
     static Stream<Manifests> base() {
         return Manifests.of("base").stream();

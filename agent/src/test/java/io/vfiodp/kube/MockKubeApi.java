@@ -122,7 +122,7 @@ public final class MockKubeApi implements AutoCloseable {
 
     /** Registers our trimmed VirtualMachineInstance CRD, as the CRUD store needs it to know the kind is namespaced. */
     public MockKubeApi withVmiCrd() {
-        try (InputStream in = Files.newInputStream(Path.of("src/test/resources/kubevirt/vmi-crd.yaml"))) {
+        try (InputStream in = Files.newInputStream(Checkout.path("agent", "src/test/resources/kubevirt/vmi-crd.yaml"))) {
             client.apiextensions().v1().customResourceDefinitions().resource(Serialization.unmarshal(in, CustomResourceDefinition.class)).create();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
