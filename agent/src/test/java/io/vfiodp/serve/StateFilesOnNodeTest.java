@@ -131,13 +131,13 @@ class StateFilesOnNodeTest {
             node.stop();
             Files.writeString(node.plugins.resolve("kubelet_internal_checkpoint"), "{}");
             KubeletStarts.upTo132(node.plugins);
+            // with PodResources down, a lost record would keep every device out of the slices (unproven free): the holders'
+            // own reads of PodResources make a count of its calls no measure of the switch's
             node.podResources.unavailable(true);
-            int asked = node.podResources.lists();
 
             serveAgain(node, DraRouting.ALL);
 
             node.awaitSliceOffers(HEALTHY);
-            assertThat(node.podResources.lists()).as("PodResources asked: the record was lost").isEqualTo(asked);
         }
     }
 
