@@ -92,7 +92,7 @@ class DraRbacTest {
         Set<String> needed = new TreeSet<>();
         calls.forEach(c -> needed.add(c.verb() + " " + c.group() + "/" + c.resource()));
         assertThat(granted(m)).isEqualTo(needed).isEqualTo(new TreeSet<>(Set.of("get resource.k8s.io/resourceclaims",
-                "update resource.k8s.io/resourceclaims/status",
+                "patch resource.k8s.io/resourceclaims/status",
                 "get resource.k8s.io/resourceslices", "create resource.k8s.io/resourceslices", "update resource.k8s.io/resourceslices",
                 "delete resource.k8s.io/resourceslices", "get resource.k8s.io/deviceclasses", "get /nodes")));
     }

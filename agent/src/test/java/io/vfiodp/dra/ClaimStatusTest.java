@@ -75,7 +75,7 @@ class ClaimStatusTest {
     @Test
     void aStatusTheApiRefusesNeverFailsThePrepare() {
         try (DraHarness h = new DraHarness(root).start(DraNodes.allDra("t4-numa"))) {
-            h.api.server().expect().put().withPath("/apis/resource.k8s.io/v1/namespaces/vms/resourceclaims/gpu-claim/status")
+            h.api.server().expect().patch().withPath("/apis/resource.k8s.io/v1/namespaces/vms/resourceclaims/gpu-claim/status")
                     .andReturn(403, new StatusBuilder().withCode(403).withReason("Forbidden").withMessage("resourceclaims/status is forbidden")
                             .build()).always();
             ResourceClaim c = Claims.create(h.api.client(), Claims.allocated("gpu-claim", "u", Claims.ours("pci-0000-1a-00-0")));

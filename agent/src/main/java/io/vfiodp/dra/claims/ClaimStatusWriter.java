@@ -6,9 +6,11 @@ import io.fabric8.kubernetes.api.model.runtime.RawExtension;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
 import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatusBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.dra.model.AttributeValue;
 import io.vfiodp.dra.model.DeviceAttributes;
 import io.vfiodp.triggers.ProblemLog;
@@ -30,10 +32,10 @@ import org.slf4j.LoggerFactory;
  * and device, a {@code Ready} condition and as {@code data} the PCI address or mdev UUID, the IOMMU
  * group and the resource name, so that {@code kubectl get resourceclaim -o yaml} shows them.
  *
- * <p>It reads the claim ({@code get} on {@code resourceclaims}, as the prepare does) and writes
- * the status subresource ({@code update} on {@code resourceclaims/status}) with the resource
- * version read, so that nothing another writer put there meanwhile is lost: on a conflict it reads
- * again. The entries of other drivers stay as they are; writing the same again writes nothing; a
+ * <p>It reads the claim ({@code get} on {@code resourceclaims}, as the prepare does) and patches
+ * the status subresource's devices ({@code patch} on {@code resourceclaims/status}) with the UID
+ * and resource version read as preconditions, so that nothing another writer put there meanwhile
+ * is lost: on a conflict it reads again. The entries of other drivers stay as they are; writing the same again writes nothing; a
  * claim whose UID is not the prepared one's (deleted and made again) is left alone. A write the
  * API refuses is logged once per kind of refusal and never fails anything: the VM has its devices
  * either way.
@@ -89,14 +91,21 @@ public final class ClaimStatusWriter {
         ResourceClaim current = claims.withName(claim.name()).get();
         // gone, or deleted and made again under the name: not the claim that was prepared
         if (current == null || !claim.uid().equals(current.getMetadata().getUid())) return true;
-        ResourceClaimStatus status = current.getStatus() == null ? new ResourceClaimStatus() : current.getStatus();
-        List<AllocatedDeviceStatus> before = status.getDevices() == null ? List.of() : status.getDevices();
+        List<AllocatedDeviceStatus> before = current.getStatus() == null || current.getStatus().getDevices() == null ? List.of()
+                : current.getStatus().getDevices();
         List<AllocatedDeviceStatus> after = devices(claim, before);
         if (after.equals(before)) return true;
-        status.setDevices(after);
-        current.setStatus(status);
+        // Only status.devices, with the UID and resource version read as preconditions: a write that comes after the claim was
+        // deleted and made again under its name (or changed by another writer) is refused (409) instead of putting this claim's
+        // status, allocation included, over the new one's.
+        Map<String, Object> metadata = new LinkedHashMap<>();
+        metadata.put("uid", current.getMetadata().getUid());
+        metadata.put("resourceVersion", current.getMetadata().getResourceVersion());
+        Map<String, Object> patch = new LinkedHashMap<>();
+        patch.put("metadata", metadata);
+        patch.put("status", Map.of("devices", after));
         try {
-            claims.resource(current).updateStatus();
+            claims.withName(claim.name()).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(patch));
             return true;
         } catch (KubernetesClientException e) {
             if (e.getCode() == 409) return false;
