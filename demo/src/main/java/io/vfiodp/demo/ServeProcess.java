@@ -40,17 +40,26 @@ public final class ServeProcess implements DemoRun.RunningServe {
     static final String UNSAFE_MEMORY_ACCESS = "sun.misc.unsafe.memory.access";
     static final String UNSAFE_MEMORY_ACCESS_OPTION = "--sun-misc-unsafe-memory-access";
     /** A JVM start with serve's scan and servers; generous for a busy 2-core build machine. */
-    private static final Duration START_WAIT = Duration.ofSeconds(30);
-    /** A JVM that writes an AOT cache or a dynamic archive as it exits takes a few seconds more. */
+    private static final Duration START_WAIT = Duration.ofSeconds(60);
     private static final Duration STOP_WAIT = Duration.ofSeconds(20);
+    /**
+     * A JVM that writes an AOT cache or a dynamic archive as it exits (the image's training run)
+     * assembles it after SIGTERM, in a second JVM on JDK 25: on a busy 2-core build machine that
+     * alone took longer than {@link #STOP_WAIT}, and the image's build failed.
+     */
+    private static final Duration ARCHIVING_STOP_WAIT = Duration.ofMinutes(5);
+    private static final List<String> ARCHIVE_OUTPUT_OPTIONS = List.of("-XX:AOTCacheOutput=", "-XX:ArchiveClassesAtExit=");
 
     private final Process process;
     private final Thread reader;
     private final ArrayDeque<String> lastLines = new ArrayDeque<>();
     private final CompletableFuture<Integer> metricsPort = new CompletableFuture<>();
 
-    private ServeProcess(Process process, Optional<PrintWriter> forward) {
+    private final Duration stopWait;
+
+    private ServeProcess(Process process, Optional<PrintWriter> forward, Duration stopWait) {
         this.process = process;
+        this.stopWait = stopWait;
         this.reader = new Thread(() -> read(forward), "vfio-dp-demo-serve-output");
         reader.start();
     }
@@ -113,7 +122,8 @@ public final class ServeProcess implements DemoRun.RunningServe {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectInput(new File("/dev/null"));
         builder.environment().keySet().removeIf(ServeProcess::isNodeSetting);
         builder.environment().putAll(env);
-        ServeProcess serve = new ServeProcess(builder.start(), forward);
+        boolean archives = command.stream().anyMatch(o -> ARCHIVE_OUTPUT_OPTIONS.stream().anyMatch(o::startsWith));
+        ServeProcess serve = new ServeProcess(builder.start(), forward, archives ? ARCHIVING_STOP_WAIT : STOP_WAIT);
         serve.awaitMetricsPort();
         return serve;
     }
@@ -153,7 +163,7 @@ public final class ServeProcess implements DemoRun.RunningServe {
             metricsPort.get(START_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             // its output ended: it has exited, or is about to
-            if (!waitFor(STOP_WAIT)) kill();
+            if (!waitFor(stopWait)) kill();
             throw new ServeFailure("serve ended before serving; " + state());
         } catch (TimeoutException e) {
             kill();
@@ -215,9 +225,9 @@ public final class ServeProcess implements DemoRun.RunningServe {
         // Not Process.destroy(): it also closes the output pipe, and what serve logs as it stops
         // would be lost, or kill what it starts as it exits (the JVM's AOT cache assembly) by SIGPIPE.
         process.toHandle().destroy();
-        if (!waitFor(STOP_WAIT)) {
+        if (!waitFor(stopWait)) {
             kill();
-            throw new ServeFailure("serve did not stop within " + STOP_WAIT.toSeconds() + " s of SIGTERM and was killed; " + state());
+            throw new ServeFailure("serve did not stop within " + stopWait.toSeconds() + " s of SIGTERM and was killed; " + state());
         }
         if (process.exitValue() != 0) throw new ServeFailure("serve did not stop cleanly on SIGTERM; " + state());
     }
