@@ -42,8 +42,9 @@ import java.util.TreeMap;
  * takes back every change of the call, and the kubelet is answered only once the checkpoint holds
  * them. While the checkpoint is {@link LostClaims lost}, a new claim is also refused a device a
  * claim the kubelet still has prepared may hold (or any, while nothing tells which), each reading
- * of what the kubelet has rebuilds the claims it can, and every save says the book may be
- * incomplete, until the book holds them all again.
+ * of what the kubelet has rebuilds the claims it can (never one the kubelet asked to unprepare: the
+ * reading may be older than that answer), and every save says the book may be incomplete, until
+ * the book holds them all again.
  */
 final class ClaimPass {
 
@@ -134,6 +135,7 @@ final class ClaimPass {
         Map<String, Optional<String>> answers = new LinkedHashMap<>(u.answers());
         Map<String, PreparedClaim> removed = new LinkedHashMap<>(u.removed());
         if (e.problem().isPresent()) {
+            lost = lost.map(l -> l.unprepareFailed(c.uid()));
             answers.put(c.uid(), Optional.of("claim " + c.namespace() + "/" + c.name() + " (UID " + c.uid() + "): removing its files failed: "
                     + e.problem().get()));
         } else {
@@ -180,6 +182,7 @@ final class ClaimPass {
                 e.problem().ifPresent(problem -> {
                     claims.putAll(u.removed());
                     for (String uid : u.removed().keySet()) {
+                        lost = lost.map(l -> l.unprepareFailed(uid));
                         answers.put(uid, Optional.of("cannot record the unprepared claim in " + checkpoint + ": " + problem));
                     }
                 });
@@ -240,6 +243,8 @@ final class ClaimPass {
             Optional<PreparedClaim> known = Optional.ofNullable(claims.get(r.uid()));
             // the book's names, when it knows the claim: those its files were written under
             ClaimRef target = known.map(ClaimPass::ref).orElse(r);
+            // from now on, a PodResources reading may list it only because the kubelet has not had the answer yet
+            lost = lost.map(l -> l.unpreparing(r.uid()));
             actions.add(new RemoveFiles(u.id(), target, false));
             replaceFirst(new Unprepare(u.id(), u.refs(), u.next() + 1, u.answers(), u.removed(), new Removal(target, known)));
         } else if (!u.removed().isEmpty()) {
@@ -261,7 +266,7 @@ final class ClaimPass {
                     + String.join(", ", c.devices().stream().map(d -> d.device() + " (" + d.deviceId() + ")").toList())));
         }
         // until the book is recorded whole, the loss stands, with nothing left that a claim may not take
-        lost = Optional.of(rebuilt.still().orElse(new LostClaims(lost.get().reason(), Optional.of(Map.of()), "")));
+        lost = Optional.of(rebuilt.still().orElse(new LostClaims(lost.get().reason(), Optional.of(Map.of()), "", lost.get().unprepared())));
         if (rebuilt.still().isEmpty() && calls.isEmpty()) actions.add(new SaveCheckpoint(REBUILT, List.copyOf(claims.values())));
     }
 

@@ -26,8 +26,12 @@ import java.util.stream.Collectors;
  * @param unrecovered  by claim {@code namespace/name}, the names of the devices of this pool a claim holds that the kubelet still has
  *                     prepared (PodResources) and the book lacks; empty until PodResources has been read
  * @param podResources why {@code unrecovered} is not known, while it is empty
+ * @param unprepared   the UIDs of the claims the kubelet asked to unprepare since the loss, but for those whose unprepare failed: a
+ *                     reading of PodResources taken before the kubelet had the answer still lists such a claim, so it is never
+ *                     rebuilt (its devices stay held by name until a reading no longer lists it); prepared again, it goes through
+ *                     the book like any claim
  */
-record LostClaims(String reason, Optional<Map<String, Set<String>>> unrecovered, String podResources) {
+record LostClaims(String reason, Optional<Map<String, Set<String>>> unrecovered, String podResources, Set<String> unprepared) {
 
     LostClaims {
         Objects.requireNonNull(reason, "reason");
@@ -37,10 +41,25 @@ record LostClaims(String reason, Optional<Map<String, Set<String>>> unrecovered,
             return Map.copyOf(copy);
         });
         Objects.requireNonNull(podResources, "podResources");
+        unprepared = Set.copyOf(unprepared);
     }
 
     static LostClaims at(String reason) {
-        return new LostClaims(reason, Optional.empty(), "it was not read yet");
+        return new LostClaims(reason, Optional.empty(), "it was not read yet", Set.of());
+    }
+
+    /** As this, with claim {@code uid} being unprepared. */
+    LostClaims unpreparing(String uid) {
+        Set<String> uids = new TreeSet<>(unprepared);
+        uids.add(uid);
+        return new LostClaims(reason, unrecovered, podResources, uids);
+    }
+
+    /** As this, the unprepare of claim {@code uid} having failed: the kubelet still has it. */
+    LostClaims unprepareFailed(String uid) {
+        Set<String> uids = new TreeSet<>(unprepared);
+        uids.remove(uid);
+        return new LostClaims(reason, unrecovered, podResources, uids);
     }
 
     /** What a {@link #rebuild} gave: the claims to add to the book, and what is still lost (empty once nothing is). */
@@ -52,9 +71,9 @@ record LostClaims(String reason, Optional<Map<String, Set<String>>> unrecovered,
 
     /**
      * Takes in what the kubelet still has prepared ({@code read}): each claim PodResources lists
-     * with devices of this driver's pool that the book lacks is rebuilt from the API's claim,
-     * decided as a prepare decides it, when it allocates exactly the devices PodResources lists for
-     * it; the others stay unrecovered, their devices held by name.
+     * with devices of this driver's pool that the book lacks and that is not {@code unprepared} is
+     * rebuilt from the API's claim, decided as a prepare decides it, when it allocates exactly the
+     * devices PodResources lists for it; the others stay unrecovered, their devices held by name.
      *
      * @param book     the claims prepared now, by UID
      * @param decision how a prepare decides, on the devices offered now
@@ -62,14 +81,14 @@ record LostClaims(String reason, Optional<Map<String, Set<String>>> unrecovered,
     Rebuilt rebuild(DriverEvent.KubeletClaimsRead read, Map<String, PreparedClaim> book, ClaimDecision decision) {
         if (!(read.reading() instanceof PodResourcesReading.Listed listed)) {
             String why = read.reading() instanceof PodResourcesReading.Unreadable u ? u.reason() : "it was not read";
-            return new Rebuilt(List.of(), Optional.of(new LostClaims(reason, Optional.empty(), why)));
+            return new Rebuilt(List.of(), Optional.of(new LostClaims(reason, Optional.empty(), why, unprepared)));
         }
         Map<String, Set<String>> kubelet = prepared(listed, decision.driver(), decision.pool());
         Map<String, PreparedClaim> all = new HashMap<>(book);
         List<PreparedClaim> added = new ArrayList<>();
         for (ClaimRequest r : read.fetched()) {
             Set<String> devices = kubelet.get(r.namespace() + "/" + r.name());
-            if (devices == null || all.containsKey(r.uid())) continue;
+            if (devices == null || all.containsKey(r.uid()) || unprepared.contains(r.uid())) continue;
             if (decision.prepare(r, all) instanceof PrepareAnswer.Prepared p
                     && p.claim().devices().stream().map(PreparedDevice::device).collect(Collectors.toSet()).equals(devices)) {
                 all.put(p.claim().uid(), p.claim());
@@ -78,7 +97,7 @@ record LostClaims(String reason, Optional<Map<String, Set<String>>> unrecovered,
         }
         Map<String, Set<String>> left = new TreeMap<>(kubelet);
         all.values().forEach(c -> left.remove(c.namespace() + "/" + c.name()));
-        return new Rebuilt(added, left.isEmpty() ? Optional.empty() : Optional.of(new LostClaims(reason, Optional.of(left), "")));
+        return new Rebuilt(added, left.isEmpty() ? Optional.empty() : Optional.of(new LostClaims(reason, Optional.of(left), "", unprepared)));
     }
 
     /** By claim {@code namespace/name}, the names of the devices of {@code driver}'s {@code pool} PodResources lists for it. */

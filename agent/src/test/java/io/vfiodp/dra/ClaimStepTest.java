@@ -9,6 +9,8 @@ import static io.vfiodp.dra.DriverScript.filesNotWritten;
 import static io.vfiodp.dra.DriverScript.filesRemoved;
 import static io.vfiodp.dra.DriverScript.filesWritten;
 import static io.vfiodp.dra.DriverScript.known;
+import static io.vfiodp.dra.DriverScript.kubeletHas;
+import static io.vfiodp.dra.DriverScript.kubeletHasNone;
 import static io.vfiodp.dra.DriverScript.notRecorded;
 import static io.vfiodp.dra.DriverScript.prepare;
 import static io.vfiodp.dra.DriverScript.recorded;
@@ -27,6 +29,7 @@ import io.vfiodp.policy.Health;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,6 +47,7 @@ class ClaimStepTest {
     private static final String T4 = "pci-0000-1a-00-0";
     private static final String T4_AS_GPU = "[" + T4 + " gpu [/dev/vfio/vfio, /dev/vfio/24]]";
     private static final String CHECKPOINT = "/plugins/vfio-device-plugin.io/checkpoint.json";
+    private static final String LOST = "DRA checkpoint " + CHECKPOINT + " is not JSON";
 
     /** Claim "first" (UID u-1) prepared by call 1 on the T4 and recorded. */
     private static final List<At> FIRST_PREPARED = plus(PUBLISHED, at(10, prepare(1, fetched("first", "u-1", T4))),
@@ -185,5 +189,51 @@ class ClaimStepTest {
         assertThat(restarted.feed(at(10, prepare(1, fetched("second", "u-2", T4))))).containsExactly("answer prepare 1: u-2 failed: ResourceClaim"
                 + " vms/second: device " + T4 + " (0000:1a:00.0) is already prepared for claim vms/first (UID u-1)");
         assertThat(restarted.state().status(DraNodes.DRIVER).preparedClaims()).isEqualTo(1);
+    }
+
+    // A lost checkpoint, and a PodResources reading taken before the kubelet had an unprepare's
+    // answer (a handler's or a pass's reading races the call): it still lists the claim, which the
+    // kubelet is dropping. Rebuilt from it, the claim would stay in the book, its device held for
+    // a claim the kubelet no longer has, and a prepare again answered from the book unrecorded.
+
+    @Test
+    void aClaimWhoseFilesAreBeingRemovedIsNotRebuilt() {
+        DriverScript script = DriverScript.lost(LOST, new TreeMap<>());
+        script.feedAll(PUBLISHED);
+        assertThat(script.feed(at(10, unprepare(1, ref("first", "u-1"))))).containsExactly("remove files of vms/first (UID u-1) for call 1");
+        assertThat(script.feed(at(10, kubeletHas("first", "u-1", T4)))).isEmpty();
+        assertThat(script.feed(at(10, filesRemoved(1, ref("first", "u-1"))))).containsExactly("answer unprepare 1: u-1 done");
+
+        assertThat(DriverScript.prepared(script.state())).isEmpty();
+        assertThat(script.feed(at(20, prepare(2, fetched("first", "u-1", T4))))).containsExactly("write files of u-1 " + T4_AS_GPU + " for call 2");
+        assertThat(script.feed(at(20, filesWritten(2, "u-1")))).containsExactly("INFO prepared claim vms/first (UID u-1): " + T4 + " (0000:1a:00.0)",
+                "record [u-1] for call 2");
+    }
+
+    @Test
+    void aClaimWhoseUnprepareIsBeingRecordedIsNotRebuilt() {
+        DriverScript first = new DriverScript();
+        first.feedAll(FIRST_PREPARED);
+        DriverScript script = DriverScript.lost(LOST, first.state().claims());
+        script.feedAll(PUBLISHED);
+        script.feedAll(List.of(at(10, unprepare(1, ref("first", "u-1"))), at(10, filesRemoved(1, ref("first", "u-1")))));
+        assertThat(script.feed(at(10, kubeletHas("first", "u-1", T4)))).isEmpty();
+        assertThat(script.feed(at(10, recorded(1)))).containsExactly("answer unprepare 1: u-1 done");
+
+        assertThat(DriverScript.prepared(script.state())).isEmpty();
+    }
+
+    @Test
+    void aClaimUnpreparedBeforeTheReadingArrivedIsNotRebuiltAndItsDeviceIsHeldUntilTheKubeletNoLongerListsIt() {
+        DriverScript script = DriverScript.lost(LOST, new TreeMap<>());
+        script.feedAll(PUBLISHED);
+        script.feedAll(List.of(at(10, unprepare(1, ref("first", "u-1"))), at(10, filesRemoved(1, ref("first", "u-1")))));
+        assertThat(script.feed(at(10, kubeletHas("first", "u-1", T4)))).isEmpty();
+
+        assertThat(DriverScript.prepared(script.state())).isEmpty();
+        assertThat(script.feed(at(20, prepare(2, fetched("second", "u-2", T4))))).containsExactly("answer prepare 2: u-2 failed: claim vms/second"
+                + " (UID u-2): device " + T4 + " may be held by claim vms/first, which the kubelet still has prepared (PodResources) and whose"
+                + " record was lost: " + LOST);
+        assertThat(script.feed(at(30, kubeletHasNone()))).containsExactly("record [] for call 0");
     }
 }

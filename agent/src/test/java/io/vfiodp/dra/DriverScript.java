@@ -24,6 +24,8 @@ import io.vfiodp.dra.kubelet.DriverSocket;
 import io.vfiodp.dra.slices.SliceLayout;
 import io.vfiodp.dra.slices.SlicePublisher;
 import io.vfiodp.dra.slices.SlicePublisher.Outcome;
+import io.vfiodp.kubelet.HeldDevice;
+import io.vfiodp.kubelet.PodResourcesReading;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.proto.drahealth.v1alpha1.DeviceHealth;
 import io.vfiodp.triggers.Backoff;
@@ -72,6 +74,13 @@ final class DriverScript {
     /** A driver whose checkpoint recorded {@code claims}. */
     DriverScript(SortedMap<String, PreparedClaim> claims) {
         state = DriverState.initial(claims, ORIGIN);
+    }
+
+    /** A driver whose checkpoint was lost ({@code reason}), still saying {@code claims}. */
+    static DriverScript lost(String reason, SortedMap<String, PreparedClaim> claims) {
+        DriverScript script = new DriverScript();
+        script.state = DriverState.initial(claims, Optional.of(LostClaims.at(reason)), ORIGIN);
+        return script;
     }
 
     /** Feeds {@code at} and returns its actions, rendered. */
@@ -187,6 +196,22 @@ final class DriverScript {
 
     static DriverEvent notRecorded(long call, String problem) {
         return new DriverEvent.CheckpointSaved(call, Optional.of(problem));
+    }
+
+    /**
+     * What the kubelet still has prepared, read while the checkpoint is lost: claim {@code name}
+     * (UID {@code uid}) of this node's pool on {@code devices}, as PodResources lists it and the
+     * API allocates it; none without a name.
+     */
+    static DriverEvent kubeletHas(String name, String uid, String... devices) {
+        List<HeldDevice> held = Arrays.stream(devices).<HeldDevice>map(d -> new HeldDevice.ByClaim(Claims.NAMESPACE + "/pod-" + name, "compute",
+                Claims.NAMESPACE + "/" + name, DraNodes.DRIVER, DraNodes.NODE, d)).toList();
+        return new DriverEvent.KubeletClaimsRead(new PodResourcesReading.Listed(held), List.of(fetched(name, uid, devices)));
+    }
+
+    /** The kubelet has no claim of this driver prepared, read while the checkpoint is lost. */
+    static DriverEvent kubeletHasNone() {
+        return new DriverEvent.KubeletClaimsRead(new PodResourcesReading.Listed(List.of()), List.of());
     }
 
     static DriverEvent close() {
