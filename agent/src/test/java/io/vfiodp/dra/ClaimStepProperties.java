@@ -54,11 +54,12 @@ import net.jqwik.api.Provide;
  * as a confused scheduler or a hand would), devices flapping, file writes, removals and checkpoint
  * writes that fail, and outcomes that come back late, after further calls. Whatever happens, no
  * device is prepared for two claims, the kubelet is told a claim is prepared (or unprepared) only
- * once the checkpoint says so, every call gets one answer, and between calls the book is the
- * checkpoint. And across restarts on a real checkpoint damaged at random while the driver is
- * stopped ({@link Damage}: bytes, truncation, garbage, wrong types, another version, removed, a
- * directory), with PodResources answering or not: no device is ever prepared for two claims the
- * kubelet holds, whatever the checkpoint said.
+ * once the checkpoint says so, a claim told unprepared holds nothing until it is prepared again,
+ * every call gets one answer, and between calls the book is the checkpoint. And across restarts
+ * on a real checkpoint damaged at random while the driver is stopped ({@link Damage}: bytes,
+ * truncation, garbage, wrong types, another version, removed, a directory), with PodResources
+ * answering or not and its readings reaching the driver late: no device is ever prepared for two
+ * claims the kubelet's pods use, whatever the checkpoint said.
  */
 class ClaimStepProperties {
 
@@ -66,7 +67,7 @@ class ClaimStepProperties {
     private static final TargetState NODE = DraNodes.allDra("t4-numa");
     private static final TargetState FLAPPED = DraNodes.withHealth(NODE, "0000:1b:00.0", Health.unhealthy("flapped"));
 
-    enum Kind { PREPARE, UNPREPARE, FLAP, OUTCOMES, RESTART, DAMAGE, PODS_DOWN, PODS_UP }
+    enum Kind { PREPARE, UNPREPARE, FLAP, OUTCOMES, RESTART, DAMAGE, PODS_DOWN, PODS_UP, READ }
 
     record Move(Kind kind, int pick, boolean ok) {}
 
@@ -138,6 +139,14 @@ class ClaimStepProperties {
         private Optional<String> recordedIncomplete = Optional.empty();
         // claim UID → the device names the kubelet was told it holds
         private final Map<String, Set<String>> kubelet = new TreeMap<>();
+        // claim UID → the last call that asked to prepare it, the last that told the kubelet it is prepared, and the last that
+        // asked to unprepare it: once asked, no pod uses it, even where the answer never came (the driver stopped after
+        // recording the unprepare) and the kubelet still counts it prepared
+        private final Map<String, Long> prepareAsked = new HashMap<>();
+        private final Map<String, Long> preparedIn = new HashMap<>();
+        private final Map<String, Long> unprepareAsked = new HashMap<>();
+        // the claims the kubelet was told are unprepared and has not asked to prepare since
+        private final Set<String> dropped = new HashSet<>();
         // claim UID → what the API allocated it, from its first prepare until it is unprepared
         private final Map<String, String[]> api = new HashMap<>();
         private final Set<Long> asked = new HashSet<>();
@@ -186,6 +195,10 @@ class ClaimStepProperties {
                     }
                     if (requests.isEmpty()) return;
                     asked.add(++calls);
+                    for (ClaimRequest r : requests) {
+                        dropped.remove(r.uid());
+                        prepareAsked.put(r.uid(), calls);
+                    }
                     feed(List.of(new DriverEvent.PrepareRequested(calls, requests)));
                 }
                 case UNPREPARE -> {
@@ -193,6 +206,7 @@ class ClaimStepProperties {
                     for (int c = 0; c < 4; c++) if ((m.pick() >> c & 1) != 0) refs.add(DriverScript.ref("c" + c, "u-" + c));
                     if (refs.isEmpty()) return;
                     asked.add(++calls);
+                    for (ClaimRef r : refs) unprepareAsked.put(r.uid(), calls);
                     feed(List.of(new DriverEvent.UnprepareRequested(calls, refs)));
                 }
                 case FLAP -> feed(List.of(new DriverEvent.TargetChanged(m.ok() ? NODE : FLAPPED)));
@@ -201,6 +215,10 @@ class ClaimStepProperties {
                 case DAMAGE -> {
                     damage = Damage.values()[m.pick() % Damage.values().length];
                     damagePick = m.pick() * 7919;
+                }
+                // a pass reads what the kubelet has; the reading reaches the driver later, after calls it knew nothing of were answered
+                case READ -> {
+                    if (state.lost().isPresent()) held.add(List.of(kubeletRead()));
                 }
                 case PODS_DOWN -> podResourcesUp = false;
                 case PODS_UP -> podResourcesUp = true;
@@ -267,9 +285,11 @@ class ClaimStepProperties {
             }
             Map<String, String> kubeletHolders = new HashMap<>();
             kubelet.forEach((uid, names) -> names.forEach(d -> {
+                if (preparedIn.get(uid) < unprepareAsked.getOrDefault(uid, 0L)) return;
                 String other = kubeletHolders.put(d, uid);
-                assertThat(other).as("device %s prepared for claims %s and %s the kubelet holds", d, other, uid).isNull();
+                assertThat(other).as("device %s prepared for claims %s and %s pods of the kubelet use", d, other, uid).isNull();
             }));
+            for (String uid : dropped) assertThat(state.claims()).as("claim %s told unprepared but in the book", uid).doesNotContainKey(uid);
             if (state.calls().isEmpty() && state.lost().isEmpty() && !state.closed()) assertThat(state.claims()).as("the book between calls").isEqualTo(recorded);
         }
 
@@ -302,6 +322,7 @@ class ClaimStepProperties {
                                 Set<String> names = new TreeSet<>();
                                 done.claim().devices().forEach(d -> names.add(d.device()));
                                 kubelet.put(uid, names);
+                                preparedIn.put(uid, p.call());
                                 // an unprepare queued before this answer may have let the API forget it
                                 api.putIfAbsent(uid, names.toArray(String[]::new));
                             }
@@ -314,6 +335,8 @@ class ClaimStepProperties {
                                 assertThat(recorded).as("claim %s told unprepared but still recorded", uid).doesNotContainKey(uid);
                                 kubelet.remove(uid);
                                 api.remove(uid);
+                                // unless a later call prepares it again
+                                if (prepareAsked.getOrDefault(uid, 0L) < u.call()) dropped.add(uid);
                             }
                         });
                     }
