@@ -50,7 +50,9 @@ public final class MockKubeApi implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.client = clientFor(port);
+        // the test's own hand on the API: a generous request time, so that a first call to a cold mock server on a busy
+        // machine does not fail a test that is about something else
+        this.client = clientFor(port, 30_000);
     }
 
     public static MockKubeApi start() {
@@ -71,11 +73,15 @@ public final class MockKubeApi implements AutoCloseable {
 
     /** A client for the API on {@code port}, usable before a server listens there; short timeouts, no retries. */
     public static KubernetesClient clientFor(int port) {
+        return clientFor(port, 5_000);
+    }
+
+    private static KubernetesClient clientFor(int port, int requestTimeoutMillis) {
         Config config = new ConfigBuilder(Config.empty())
                 .withMasterUrl("http://127.0.0.1:" + port)
                 .withNamespace("test")
                 .withConnectionTimeout(2_000)
-                .withRequestTimeout(5_000)
+                .withRequestTimeout(requestTimeoutMillis)
                 .withRequestRetryBackoffLimit(0)
                 .withWatchReconnectInterval(100)
                 .withHttp2Disable(true)
