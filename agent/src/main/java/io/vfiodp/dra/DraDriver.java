@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * KEP-5304 metadata files, and publishes the node's DRA devices as ResourceSlices.
  *
  * <p>Fed like the device-plugin side: {@link #apply} with each new node state (its
- * {@link TargetState#dra()} part is what DRA offers, health included), {@link #requestCheck} on any
+ * {@link TargetState#dra()} part is what DRA offers, health included), {@link #requestSweep} on any
  * hint. Both only enqueue work and may come from any thread. Threads, all daemon:
  * {@value DriverLoop#THREAD_NAME}, {@value #GRPC_THREAD}-*, {@value #RPC_THREAD}, {@value #API_THREAD} (the ResourceSlices'
  * writes, the DeviceClasses' reads and the prepared claims' status), and
@@ -174,7 +174,7 @@ public final class DraDriver implements AutoCloseable {
 
     private static DirectoryWatch watch(DirectoryWatcher watcher, Path dir, String what, DriverLoop loop) throws IOException {
         return watcher.watch(dir, what, change -> {
-            if (!(change instanceof DirectoryWatch.Change.Entries e) || e.any(name -> name.endsWith(".sock"))) loop.requestCheck();
+            if (!(change instanceof DirectoryWatch.Change.Entries e) || e.any(name -> name.endsWith(".sock"))) loop.requestSweep();
         });
     }
 
@@ -201,9 +201,9 @@ public final class DraDriver implements AutoCloseable {
         return loop.lost().<ClaimedDevices>map(reason -> new ClaimedDevices.Unknown(held, reason)).orElse(new ClaimedDevices.Known(held));
     }
 
-    /** Look at the sockets again; cheap and coalesced. */
-    public void requestCheck() {
-        loop.requestCheck();
+    /** Sweep the sockets again; cheap and coalesced. */
+    public void requestSweep() {
+        loop.requestSweep();
     }
 
     public CompletableFuture<DraStatus> status() {
