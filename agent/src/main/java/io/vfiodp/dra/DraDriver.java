@@ -160,7 +160,7 @@ public final class DraDriver implements AutoCloseable {
         List<DirectoryWatch> watches = new ArrayList<>();
         DraDriver driver = new DraDriver(loop, recovery, slices, classes, watches, group, rpc);
         try {
-            // a socket of ours deleted (a kubelet reinstall, a wiped directory) is served again at once, not at the next check
+            // a socket of ours deleted (a kubelet reinstall, a wiped directory) is served again at once, not at the next sweep
             watches.add(watch(watcher, settings.registryDir(), "DRA plugin registry dir", loop));
             if (!settings.pluginDir().equals(settings.registryDir())) {
                 watches.add(watch(watcher, settings.pluginDir(), "DRA plugin dir", loop));

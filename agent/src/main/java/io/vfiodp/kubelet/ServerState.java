@@ -59,7 +59,7 @@ public sealed interface ServerState {
     record Up(long generation) implements ServerState {}
 
     /** A server to start at once, nothing failed before. */
-    static ServerState dueAt(long now) {
+    static Down dueAt(long now) {
         return new Down(now, 0, null);
     }
 }

@@ -16,25 +16,16 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 
 /**
- * The one thread that changes a side's state, around its pure {@link Step}: the device plugins'
- * reconcile loop and the DRA driver's loop are each one. An event comes with a sweep (a look at
- * the side's sockets, as the side makes it), so that the step always decides on fresh
- * observations and a trigger needs no payload; the step's actions are carried out in order, and
- * the outcomes they give at once are fed back before anything else runs. A side asks to be woken
- * at a time on the injected {@link Ticker} ({@link #wakeAt}); each step cancels the wake-up asked
- * before. Other threads only enqueue; they read the state as it was after a step, never a
- * half-made one. {@link #close} runs the closing event as the last step and ends the thread.
- *
- * @param <S> the side's state
- * @param <E> its events
- * @param <A> its actions
+ * The one thread that changes a side's state, around its pure {@link Step} (the device plugins'
+ * reconcile loop, the DRA driver's loop). Each event comes with a sweep of the side's sockets, so
+ * that the step decides on fresh observations and a trigger needs no payload; the actions run in
+ * order, and the outcomes they give at once are fed back before anything else runs. Each step
+ * cancels the wake-up asked before ({@link #wakeAt}, on the injected {@link Ticker}). Other
+ * threads only enqueue, and read the state as it was after a step.
  */
 public final class StepLoop<S, E, A> {
 
-    /**
-     * Carries out one action on the loop's thread; an outcome known at once goes to
-     * {@code outcome}, and is fed back before anything else runs.
-     */
+    /** Carries out one action on the loop's thread; an outcome known at once goes to {@code outcome}. */
     @FunctionalInterface
     public interface Actions<A, E> {
         void execute(A action, Consumer<E> outcome);
@@ -49,19 +40,13 @@ public final class StepLoop<S, E, A> {
     private final Worker thread;
     private final CoalescingTrigger sweepSoon;
     private final AtomicBoolean closing = new AtomicBoolean();
-
-    // Written by the loop's thread only, after each step.
     private volatile S state;
-    // Confined to the loop's thread.
-    private ScheduledFuture<?> wakeUp;
+    private ScheduledFuture<?> wakeUp; // confined to the loop's thread
 
     /**
-     * Starts the thread; nothing runs until something is enqueued.
-     *
-     * @param threadName the thread's name, also the prefix of the loop's log lines
-     * @param sweep      makes the sweep that goes with every event, on the loop's thread
-     * @param actions    carries out the step's actions
-     * @param fed        told, after each feed but the closing one, how many nanoseconds it took, the sweep included
+     * Starts the thread ({@code threadName}, also the prefix of the loop's log lines); nothing runs
+     * until something is enqueued. {@code sweep} is made on the loop's thread with each event;
+     * {@code fed} is told, after each feed but the closing one, how many nanoseconds it took.
      */
     public StepLoop(String threadName, Logger log, S initial, Step<S, E, A> step, Ticker ticker, Supplier<E> sweep, Actions<A, E> actions,
                     LongConsumer fed) {
@@ -81,22 +66,22 @@ public final class StepLoop<S, E, A> {
         return state;
     }
 
-    /** Runs {@code task} on the loop's thread (a failure logged, the state kept); false once the loop is closed. */
+    /** Runs {@code task} on the loop's thread (a failure is logged, the state kept); false once closed. */
     public boolean submit(Runnable task) {
         return thread.offer(guarded(task));
     }
 
-    /** Runs tasks on the loop's thread, as they come; a {@code RejectedExecutionException} once the loop is closed. */
+    /** The loop's thread as an executor: a {@code RejectedExecutionException} once closed. */
     public Executor executor() {
         return thread;
     }
 
-    /** Feeds {@code event} with a sweep, on the loop's thread; false once the loop is closed. */
+    /** Feeds {@code event} with a sweep; false once closed. */
     public boolean offer(E event) {
         return submit(() -> feed(event));
     }
 
-    /** Feeds the outcome of an action that completes elsewhere, on the loop's thread, without a sweep; false once closed. */
+    /** Feeds the outcome of an action that completed elsewhere, without a sweep; false once closed. */
     public boolean offerOutcome(E outcome) {
         return submit(() -> {
             long start = ticker.nanos();
@@ -105,12 +90,11 @@ public final class StepLoop<S, E, A> {
         });
     }
 
-    /** Sweeps soon; cheap and coalesced (one sweep for a burst of calls), from any thread. */
+    /** Sweeps soon: cheap and coalesced, from any thread. */
     public void requestSweep() {
         sweepSoon.fire();
     }
 
-    /** Sweeps every {@code period}, whatever else happens. */
     public void sweepEvery(Duration period) {
         thread.every(period, this::requestSweep);
     }
@@ -120,19 +104,16 @@ public final class StepLoop<S, E, A> {
         thread.every(period, guarded(() -> feed(event)));
     }
 
-    /** From an action, on the loop's thread: sweep at {@code nanos} on the ticker, unless a later step asks again. */
+    /** From an action: sweep at {@code nanos} on the ticker, unless a later step comes first. */
     public void wakeAt(long nanos) {
         wakeUp = thread.schedule(this::requestSweep, Duration.ofNanos(nanos - ticker.nanos()));
     }
 
-    /**
-     * On the loop's thread: runs the step on {@code event} (none when null) and the sweep made
-     * now, then on the outcomes until none is left.
-     */
+    /** On the loop's thread: steps on {@code event} (none when null) with a sweep made now, then on the outcomes until none is left. */
     public void feed(E event) {
         long start = ticker.nanos();
-        E look = sweep.get();
-        run(event == null ? List.of(look) : List.of(event, look));
+        E swept = sweep.get();
+        run(event == null ? List.of(swept) : List.of(event, swept));
         fed.accept(ticker.nanos() - start);
     }
 
@@ -165,9 +146,8 @@ public final class StepLoop<S, E, A> {
     }
 
     /**
-     * Runs {@code close} as the last step, after what is queued, then {@code after} (also when the
-     * step failed), waits up to {@code wait} for both, and ends the thread; no wake-up outlives it.
-     * Idempotent: a second call returns at once.
+     * Steps on {@code close} after what is queued, then runs {@code after} (also when the step
+     * failed), waits up to {@code wait} for both and ends the thread. A second call returns at once.
      */
     public void close(E close, Runnable after, Duration wait) {
         if (!closing.compareAndSet(false, true)) return;

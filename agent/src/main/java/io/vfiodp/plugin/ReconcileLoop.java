@@ -130,7 +130,7 @@ public final class ReconcileLoop implements AutoCloseable {
         return f;
     }
 
-    /** A look at the files, made on the reconcile thread with each event. */
+    /** A sweep of the files, made on the reconcile thread with each event. */
     private Swept sweep() {
         Set<ResourceName> gone = new HashSet<>();
         for (ResourceState r : loop.state().resources().values()) {
