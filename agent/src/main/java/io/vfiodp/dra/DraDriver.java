@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * KEP-5304 metadata files, and publishes the node's DRA devices as ResourceSlices.
  *
  * <p>Fed like the device-plugin side: {@link #apply} with each new node state (its
- * {@link TargetState#dra()} part is what DRA offers, health included), {@link #requestCheck} on any
+ * {@link TargetState#dra()} part is what DRA offers, health included), {@link #requestSweep} on any
  * hint. Both only enqueue work and may come from any thread. Threads, all daemon:
  * {@value DriverLoop#THREAD_NAME}, {@value #GRPC_THREAD}-*, {@value #RPC_THREAD}, {@value #API_THREAD} (the ResourceSlices'
  * writes, the DeviceClasses' reads and the prepared claims' status), and
@@ -160,7 +160,7 @@ public final class DraDriver implements AutoCloseable {
         List<DirectoryWatch> watches = new ArrayList<>();
         DraDriver driver = new DraDriver(loop, recovery, slices, classes, watches, group, rpc);
         try {
-            // a socket of ours deleted (a kubelet reinstall, a wiped directory) is served again at once, not at the next check
+            // a socket of ours deleted (a kubelet reinstall, a wiped directory) is served again at once, not at the next sweep
             watches.add(watch(watcher, settings.registryDir(), "DRA plugin registry dir", loop));
             if (!settings.pluginDir().equals(settings.registryDir())) {
                 watches.add(watch(watcher, settings.pluginDir(), "DRA plugin dir", loop));
@@ -174,7 +174,7 @@ public final class DraDriver implements AutoCloseable {
 
     private static DirectoryWatch watch(DirectoryWatcher watcher, Path dir, String what, DriverLoop loop) throws IOException {
         return watcher.watch(dir, what, change -> {
-            if (!(change instanceof DirectoryWatch.Change.Entries e) || e.any(name -> name.endsWith(".sock"))) loop.requestCheck();
+            if (!(change instanceof DirectoryWatch.Change.Entries e) || e.any(name -> name.endsWith(".sock"))) loop.requestSweep();
         });
     }
 
@@ -201,9 +201,9 @@ public final class DraDriver implements AutoCloseable {
         return loop.lost().<ClaimedDevices>map(reason -> new ClaimedDevices.Unknown(held, reason)).orElse(new ClaimedDevices.Known(held));
     }
 
-    /** Look at the sockets again; cheap and coalesced. */
-    public void requestCheck() {
-        loop.requestCheck();
+    /** Sweep the sockets again; cheap and coalesced. */
+    public void requestSweep() {
+        loop.requestSweep();
     }
 
     public CompletableFuture<DraStatus> status() {

@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  *                        metadata files; the kubelet dials the socket and the container runtime mounts
  *                        the files by these paths, so it must be the same inside and outside the pod
  * @param cdiDir          where container runtimes read CDI specs
- * @param safetyCheck     period of the check that backs up the socket-directory watch
+ * @param safetySweep     period of the sweep that backs up the socket-directory watch
  * @param healthHeartbeat period at which the health stream repeats the device list; the kubelet takes
  *                        a device it has not heard of for 30 s as Unknown
  * @param sliceResync     period at which the ResourceSlices are read back (by name: a GET each) and rewritten when they
@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * @param numaForm        how {@code resource.kubernetes.io/numaNode} is published: scalar, or the list made from the host's SLIT
  */
 public record DraSettings(String driverName, String nodeName, Path registryDir, Path pluginDir, Path cdiDir,
-                          Duration safetyCheck, Duration healthHeartbeat, Duration sliceResync, Backoff backoff, NumaForm numaForm) {
+                          Duration safetySweep, Duration healthHeartbeat, Duration sliceResync, Backoff backoff, NumaForm numaForm) {
 
     public static final Path REGISTRY_DIR = Path.of("/var/lib/kubelet/plugins_registry");
     public static final Path PLUGINS_DIR = Path.of("/var/lib/kubelet/plugins");
@@ -54,7 +54,7 @@ public record DraSettings(String driverName, String nodeName, Path registryDir, 
         Objects.requireNonNull(registryDir, "registryDir");
         Objects.requireNonNull(pluginDir, "pluginDir");
         Objects.requireNonNull(cdiDir, "cdiDir");
-        requirePositive(safetyCheck, "safety check interval");
+        requirePositive(safetySweep, "safety sweep interval");
         requirePositive(healthHeartbeat, "health heartbeat");
         requirePositive(sliceResync, "slice resync interval");
         Objects.requireNonNull(backoff, "backoff");
@@ -84,7 +84,7 @@ public record DraSettings(String driverName, String nodeName, Path registryDir, 
     }
 
     public DraSettings withDirs(Path registry, Path plugin, Path cdi) {
-        return new DraSettings(driverName, nodeName, registry, plugin, cdi, safetyCheck, healthHeartbeat, sliceResync, backoff, numaForm);
+        return new DraSettings(driverName, nodeName, registry, plugin, cdi, safetySweep, healthHeartbeat, sliceResync, backoff, numaForm);
     }
 
     public DraSettings withPeriods(Duration check, Duration heartbeat, Duration resync) {
@@ -92,7 +92,7 @@ public record DraSettings(String driverName, String nodeName, Path registryDir, 
     }
 
     public DraSettings withNumaForm(NumaForm form) {
-        return new DraSettings(driverName, nodeName, registryDir, pluginDir, cdiDir, safetyCheck, healthHeartbeat, sliceResync, backoff, form);
+        return new DraSettings(driverName, nodeName, registryDir, pluginDir, cdiDir, safetySweep, healthHeartbeat, sliceResync, backoff, form);
     }
 
     /** The registration socket's file name, as Kubernetes' kubeletplugin helper names it. */

@@ -17,9 +17,9 @@ sealed interface DriverEvent {
     /** A pass decided what the node offers now; its DRA part is what the driver offers. */
     record TargetChanged(TargetState target) implements DriverEvent {}
 
-    /** A look at the files: the running servers whose socket file is gone or was replaced. */
-    record Checked(Set<DriverSocket> gone) implements DriverEvent {
-        public Checked {
+    /** A sweep of the files: the running servers whose socket file is gone or was replaced. */
+    record Swept(Set<DriverSocket> gone) implements DriverEvent {
+        public Swept {
             gone = Set.copyOf(gone);
         }
     }

@@ -18,35 +18,31 @@ import io.vfiodp.dra.claims.ClaimRequest;
 import io.vfiodp.dra.claims.PrepareAnswer;
 import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.dra.model.DriverView;
+import io.vfiodp.kubelet.StepLoop;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.proto.pluginregistration.v1.RegistrationStatus;
-import io.vfiodp.triggers.CoalescingTrigger;
 import io.vfiodp.triggers.Ticker;
-import io.vfiodp.triggers.Worker;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Queue;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The only thread that changes the driver's state, {@value #THREAD_NAME}: what to do is decided
- * by {@link DriverStep}; this class owns what the step cannot: the thread, the timers, the clocks,
- * the edges the actions act on ({@link DriverEdges}) and the kubelet's calls waiting for their
- * answers. Every outcome is fed back to the step before anything else runs. The methods other
- * threads call only enqueue; every trigger comes with a look at the sockets, so that a trigger
- * needs no payload. Other threads read the state as it was after a step, never a half-made one.
+ * The only thread that changes the driver's state, {@value #THREAD_NAME} (a {@link StepLoop}):
+ * what to do is decided by {@link DriverStep}; this class owns what the step cannot: the timers,
+ * the wall clock, the edges the actions act on ({@link DriverEdges}) and the kubelet's calls
+ * waiting for their answers. The methods other threads call only enqueue; every trigger comes
+ * with a sweep of the sockets, so that a trigger needs no payload.
  */
 final class DriverLoop {
 
@@ -56,27 +52,19 @@ final class DriverLoop {
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.dra");
 
     private final DraSettings settings;
-    private final DriverStep step;
-    private final Ticker ticker;
-    private final Clock clock;
     private final DraListener listener;
-    private final Worker thread;
-    private final CoalescingTrigger checkSoon;
+    private final StepLoop<DriverState, DriverEvent, DriverAction> loop;
     private final DriverEdges edges;
-
-    // Written by this thread only, after each step.
-    private volatile DriverState state;
 
     // Confined to the loop thread.
     private final Map<Long, CompletableFuture<Map<String, PrepareAnswer>>> prepares = new HashMap<>();
     private final Map<Long, CompletableFuture<Map<String, Optional<String>>>> unprepares = new HashMap<>();
     private long calls;
-    private ScheduledFuture<?> wakeUp;
     // applied states waiting for the slices they imply to be written (or to fail)
     private final List<CompletableFuture<Void>> slicesWritten = new ArrayList<>();
 
     /**
-     * Starts the thread and its timers, then looks at the sockets (so serving starts at once).
+     * Starts the thread and its timers, then sweeps the sockets (so serving starts at once).
      *
      * @param claims the claims the checkpoint recorded
      * @param lost   when the checkpoint was lost: then {@code claims} may not be all the kubelet has prepared
@@ -87,28 +75,26 @@ final class DriverLoop {
     DriverLoop(DraSettings settings, SortedMap<String, PreparedClaim> claims, Optional<LostClaims> lost, Ticker ticker, Clock clock,
                DraListener listener, Function<DriverLoop, DriverEdges> edges) {
         this.settings = settings;
-        this.step = new DriverStep(settings);
-        this.ticker = ticker;
-        this.clock = clock;
         this.listener = listener;
-        this.state = DriverState.initial(claims, lost, ticker.nanos());
-        this.thread = Worker.start(THREAD_NAME);
-        this.checkSoon = new CoalescingTrigger(thread, guarded(() -> feedWithLook(null)));
+        DriverStep step = new DriverStep(settings);
+        this.loop = new StepLoop<>(THREAD_NAME, log, DriverState.initial(claims, lost, ticker.nanos()),
+                (state, events, nanos) -> step.next(state, events, new Now(nanos, clock.instant())), ticker,
+                this::sweep, this::execute, nanos -> slicesSettled());
         this.edges = edges.apply(this);
-        thread.every(settings.safetyCheck(), this::requestCheck);
-        thread.every(settings.healthHeartbeat(), guarded(() -> feedWithLook(new DriverEvent.Heartbeat())));
-        thread.every(settings.sliceResync(), guarded(() -> feedWithLook(new DriverEvent.ResyncSlices())));
-        requestCheck();
+        loop.sweepEvery(settings.safetySweep());
+        loop.every(settings.healthHeartbeat(), new DriverEvent.Heartbeat());
+        loop.every(settings.sliceResync(), new DriverEvent.ResyncSlices());
+        requestSweep();
     }
 
     /** The view gRPC handlers read right now. */
     DriverView view() {
-        return state.view();
+        return loop.state().view();
     }
 
     /** Whether claim {@code uid} was prepared as of the last step: then the API need not be asked. */
     boolean isPrepared(String uid) {
-        return state.claims().containsKey(uid);
+        return loop.state().claims().containsKey(uid);
     }
 
     DraListener listener() {
@@ -123,7 +109,7 @@ final class DriverLoop {
         CompletableFuture<Void> takenIn = new CompletableFuture<>();
         if (!enqueue(() -> {
             slicesWritten.add(takenIn);
-            feedWithLook(new DriverEvent.TargetChanged(next));
+            loop.feed(new DriverEvent.TargetChanged(next));
         })) {
             takenIn.complete(null);
         }
@@ -132,34 +118,34 @@ final class DriverLoop {
 
     /** The devices prepared claims hold (and a call in progress may), as of the last step. */
     Set<String> heldDevices() {
-        return state.heldDevices();
+        return loop.state().heldDevices();
     }
 
     /** Why the book may lack claims the kubelet still has prepared (the checkpoint was lost), as of the last step; empty when it does not. */
     Optional<String> lost() {
-        return state.lost().map(LostClaims::reason);
+        return loop.state().lost().map(LostClaims::reason);
     }
 
     /** The claims in the book as {@code namespace/name}, as of the last step. */
     Set<String> bookNames() {
         Set<String> out = new java.util.HashSet<>();
-        state.claims().values().forEach(c -> out.add(c.namespace() + "/" + c.name()));
+        loop.state().claims().values().forEach(c -> out.add(c.namespace() + "/" + c.name()));
         return out;
     }
 
     /** What the kubelet still has prepared, while the checkpoint is lost: claims it names are rebuilt. */
     void kubeletClaimsRead(DriverEvent.KubeletClaimsRead read) {
-        enqueue(() -> feedWithLook(read));
+        enqueue(() -> loop.feed(read));
     }
 
-    /** Look at the sockets again; cheap and coalesced, call it on any hint. */
-    void requestCheck() {
-        checkSoon.fire();
+    /** Sweep the sockets again; cheap and coalesced, call it on any hint. */
+    void requestSweep() {
+        loop.requestSweep();
     }
 
     /** The kubelet's plugin watcher's verdict on our registration. */
     void registered(RegistrationStatus status) {
-        enqueue(() -> feedWithLook(new DriverEvent.RegistrationVerdict(status.getPluginRegistered(), status.getError())));
+        enqueue(() -> loop.feed(new DriverEvent.RegistrationVerdict(status.getPluginRegistered(), status.getError())));
     }
 
     /** Prepares {@code requests}: by claim UID, the answer, once the checkpoint holds what changed. */
@@ -168,7 +154,7 @@ final class DriverLoop {
         if (!enqueue(() -> {
             long call = ++calls;
             prepares.put(call, answer);
-            feedWithLook(new DriverEvent.PrepareRequested(call, requests));
+            loop.feed(new DriverEvent.PrepareRequested(call, requests));
         })) {
             answer.completeExceptionally(new IllegalStateException("the DRA driver is shutting down"));
         }
@@ -181,7 +167,7 @@ final class DriverLoop {
         if (!enqueue(() -> {
             long call = ++calls;
             unprepares.put(call, answer);
-            feedWithLook(new DriverEvent.UnprepareRequested(call, refs));
+            loop.feed(new DriverEvent.UnprepareRequested(call, refs));
         })) {
             answer.completeExceptionally(new IllegalStateException("the DRA driver is shutting down"));
         }
@@ -191,67 +177,42 @@ final class DriverLoop {
     /** The driver's standing, answered after everything enqueued before. */
     CompletableFuture<DraStatus> status() {
         CompletableFuture<DraStatus> f = new CompletableFuture<>();
-        if (!enqueue(() -> f.complete(state.status(settings.driverName())))) {
+        if (!enqueue(() -> f.complete(loop.state().status(settings.driverName())))) {
             f.completeExceptionally(new IllegalStateException("the DRA driver is shutting down"));
         }
         return f;
     }
 
     private boolean enqueue(Runnable task) {
-        return thread.offer(guarded(task));
+        return loop.submit(task);
     }
 
-    private static Runnable guarded(Runnable task) {
-        return () -> {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                log.error("DRA step failed; state is kept and retried at the next check", e);
-            }
-        };
-    }
-
-    /** Feeds {@code event} (if any) together with a look at the sockets: the step always decides on fresh observations. */
-    private void feedWithLook(DriverEvent event) {
-        DriverEvent look = new DriverEvent.Checked(edges.gone());
-        feed(event == null ? List.of(look) : List.of(event, look));
-    }
-
-    /** Runs the step on {@code first}, carries out its actions, and feeds back their outcomes until none is left. */
-    private void feed(List<DriverEvent> first) {
-        Queue<List<DriverEvent>> events = new ArrayDeque<>(List.of(first));
-        while (!events.isEmpty()) {
-            DriverStep.Result result = step.next(state, events.remove(), new Now(ticker.nanos(), clock.instant()));
-            state = result.state();
-            if (wakeUp != null) wakeUp.cancel(false);
-            wakeUp = null;
-            for (DriverAction action : result.actions()) {
-                try {
-                    execute(action, events);
-                } catch (RuntimeException e) {
-                    // The state already counts on the rest: one action that fails must not skip them.
-                    log.error("DRA action {} failed", action.getClass().getSimpleName(), e);
-                }
-            }
-        }
+    /** After a feed: the applied states whose slices are written (or failed, or the driver closed) are taken in. */
+    private void slicesSettled() {
+        DriverState state = loop.state();
         if (!slicesWritten.isEmpty() && (state.closed() || !state.slices().wanted() && !state.slices().inFlight())) {
             slicesWritten.forEach(f -> f.complete(null));
             slicesWritten.clear();
         }
     }
 
-    private void execute(DriverAction action, Queue<List<DriverEvent>> outcomes) {
+    /** A sweep of the sockets, made on the driver's thread with each event. */
+    private DriverEvent sweep() {
+        return new DriverEvent.Swept(edges.gone());
+    }
+
+    private void execute(DriverAction action, Consumer<DriverEvent> outcome) {
         switch (action) {
-            case StartServer s -> outcomes.add(List.of(edges.start(s)));
+            case StartServer s -> outcome.accept(edges.start(s));
             case StopServer s -> edges.stop(s.generation());
-            case WakeAt w -> wakeUp = thread.schedule(this::requestCheck, Duration.ofNanos(w.nanos() - ticker.nanos()));
+            case WakeAt w -> loop.wakeAt(w.nanos());
             case SendHealth h -> edges.sendHealth(h.list());
-            case SyncSlices s -> edges.sync(s, outcome -> enqueue(() -> feed(List.of(outcome))));
-            case ProbeTaints p -> edges.probe(p, outcome -> enqueue(() -> feed(List.of(outcome))));
+            case SyncSlices s -> edges.sync(s, loop::offerOutcome);
+            case ProbeTaints p -> edges.probe(p, loop::offerOutcome);
             case NotifyHealthChanged h -> listener.healthChanged(h.resource(), h.deviceId(), h.from(), h.to());
-            case WriteFiles w -> outcomes.add(List.of(edges.write(w)));
-            case RemoveFiles r -> outcomes.add(List.of(edges.remove(r)));
-            case SaveCheckpoint s -> outcomes.add(List.of(edges.save(s)));
+            case WriteFiles w -> outcome.accept(edges.write(w));
+            case RemoveFiles r -> outcome.accept(edges.remove(r));
+            case SaveCheckpoint s -> outcome.accept(edges.save(s));
             case AnswerPrepare a -> Optional.ofNullable(prepares.remove(a.call())).ifPresent(f -> f.complete(a.answers()));
             case AnswerUnprepare a -> Optional.ofNullable(unprepares.remove(a.call())).ifPresent(f -> f.complete(a.errors()));
             // As an argument, so that a problem text holding "{}" is printed as it is.
@@ -261,18 +222,12 @@ final class DriverLoop {
 
     /** Answers the calls still open, stops both servers (removing their sockets), the publisher and the thread. Idempotent. */
     void close() {
-        thread.closeAfter(() -> {
-            if (state.closed()) return;
-            if (wakeUp != null) wakeUp.cancel(false);
-            try {
-                feed(List.of(new DriverEvent.Close()));
-            } finally {
-                IllegalStateException closing = new IllegalStateException("the DRA driver is shutting down");
-                prepares.values().forEach(f -> f.completeExceptionally(closing));
-                unprepares.values().forEach(f -> f.completeExceptionally(closing));
-                slicesWritten.forEach(f -> f.complete(null));
-                edges.close();
-            }
+        loop.close(new DriverEvent.Close(), () -> {
+            IllegalStateException closing = new IllegalStateException("the DRA driver is shutting down");
+            prepares.values().forEach(f -> f.completeExceptionally(closing));
+            unprepares.values().forEach(f -> f.completeExceptionally(closing));
+            slicesWritten.forEach(f -> f.complete(null));
+            edges.close();
         }, CLOSE_WAIT);
     }
 }

@@ -1,7 +1,6 @@
 package io.vfiodp.dra;
 
 import io.vfiodp.dra.DriverEvent.CheckpointSaved;
-import io.vfiodp.dra.DriverEvent.Checked;
 import io.vfiodp.dra.DriverEvent.Close;
 import io.vfiodp.dra.DriverEvent.FilesRemoved;
 import io.vfiodp.dra.DriverEvent.FilesWritten;
@@ -13,9 +12,11 @@ import io.vfiodp.dra.DriverEvent.ResyncSlices;
 import io.vfiodp.dra.DriverEvent.ServerFailed;
 import io.vfiodp.dra.DriverEvent.ServerStarted;
 import io.vfiodp.dra.DriverEvent.SlicesSynced;
+import io.vfiodp.dra.DriverEvent.Swept;
 import io.vfiodp.dra.DriverEvent.TaintsProbed;
 import io.vfiodp.dra.DriverEvent.TargetChanged;
 import io.vfiodp.dra.DriverEvent.UnprepareRequested;
+import io.vfiodp.kubelet.Step.Result;
 import java.util.List;
 
 /**
@@ -28,31 +29,24 @@ import java.util.List;
  */
 final class DriverStep {
 
-    /** A step's outcome: the next state and what to do, in order. */
-    record Result(DriverState state, List<DriverAction> actions) {
-        public Result {
-            actions = List.copyOf(actions);
-        }
-    }
-
     private final DraSettings settings;
 
     DriverStep(DraSettings settings) {
         this.settings = settings;
     }
 
-    Result next(DriverState state, DriverEvent event, Now now) {
+    Result<DriverState, DriverAction> next(DriverState state, DriverEvent event, Now now) {
         return next(state, List.of(event), now);
     }
 
     /** Takes in {@code events} that happened together, in order, then converges once. */
-    Result next(DriverState state, List<DriverEvent> events, Now now) {
-        if (state.closed()) return new Result(state, List.of());
+    Result<DriverState, DriverAction> next(DriverState state, List<DriverEvent> events, Now now) {
+        if (state.closed()) return new Result<>(state, List.of());
         DriverPass p = new DriverPass(state, settings, now);
         for (DriverEvent event : events) {
             switch (event) {
                 case TargetChanged t -> p.target(t.target());
-                case Checked c -> p.sockets().checked(c.gone());
+                case Swept c -> p.sockets().swept(c.gone());
                 case ServerStarted s -> p.sockets().started(s);
                 case ServerFailed f -> p.sockets().startFailed(f);
                 case RegistrationVerdict v -> p.verdict(v);
@@ -68,11 +62,11 @@ final class DriverStep {
                 case KubeletClaimsRead r -> p.claims().kubeletRead(r);
                 case Close c -> {
                     p.close();
-                    return new Result(p.state(), p.actions());
+                    return new Result<>(p.state(), p.actions());
                 }
             }
         }
         p.converge();
-        return new Result(p.state(), p.actions());
+        return new Result<>(p.state(), p.actions());
     }
 }

@@ -5,15 +5,15 @@ import io.vfiodp.dra.DriverAction.StartServer;
 import io.vfiodp.dra.DriverAction.StopServer;
 import io.vfiodp.dra.DriverEvent.ServerFailed;
 import io.vfiodp.dra.DriverEvent.ServerStarted;
-import io.vfiodp.dra.ServerState.Down;
-import io.vfiodp.dra.ServerState.Starting;
-import io.vfiodp.dra.ServerState.Up;
 import io.vfiodp.dra.kubelet.DriverSocket;
+import io.vfiodp.kubelet.ServerState;
+import io.vfiodp.kubelet.ServerState.Down;
+import io.vfiodp.kubelet.ServerState.Starting;
+import io.vfiodp.kubelet.ServerState.Up;
 import io.vfiodp.triggers.Backoff;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -46,7 +46,7 @@ final class SocketPass {
         return sockets;
     }
 
-    void checked(Set<DriverSocket> gone) {
+    void swept(Set<DriverSocket> gone) {
         if (sockets.service() instanceof Up && gone.contains(DriverSocket.SERVICE)) {
             actions.add(Log.info("DRA: socket " + paths.get(DriverSocket.SERVICE) + " was removed; serving on it again"));
             stop(DriverSocket.SERVICE);
@@ -67,16 +67,15 @@ final class SocketPass {
         }
         String what = "DRA: " + e.socket().what() + " serves on " + paths.get(e.socket());
         actions.add(Log.info(s.problem() != null ? what + " again after " + s.failures() + " failed attempt(s)" : what));
-        sockets = sockets.with(e.socket(), new Up(e.generation()));
+        sockets = sockets.with(e.socket(), s.started());
         // a new DRA service gets a new registration, so that the kubelet dials it afresh
         if (e.socket() == DriverSocket.SERVICE) stop(DriverSocket.REGISTRATION);
     }
 
     void startFailed(ServerFailed e) {
         if (!(sockets.get(e.socket()) instanceof Starting s) || s.generation() != e.generation()) return;
-        int failures = s.failures() + 1;
-        sockets = sockets.with(e.socket(), new Down(now + backoff.delayAfter(failures).toNanos(), failures, e.problem()));
-        if (!Objects.equals(e.problem(), s.problem())) {
+        sockets = sockets.with(e.socket(), s.failed(e.problem(), backoff, now));
+        if (s.isNew(e.problem())) {
             actions.add(Log.warn("DRA: cannot serve the " + e.socket().what() + " on " + paths.get(e.socket()) + ": " + e.problem()
                     + "; retrying (backoff up to " + backoff.max().toMillis() + " ms)"));
         }
@@ -90,12 +89,11 @@ final class SocketPass {
     }
 
     private Optional<Long> startWhenDue(DriverSocket socket, Down d) {
-        // Times are nanoTime-like: compared by difference, so that a wrap does not matter.
-        if (now - d.nextStart() < 0) return Optional.of(d.nextStart());
+        if (!d.dueBy(now)) return Optional.of(d.nextStart());
         long generation = sockets.nextGeneration();
         actions.add(new StartServer(socket, generation));
         sockets = new SocketStates(sockets.service(), sockets.registration(), generation + 1)
-                .with(socket, new Starting(generation, d.failures(), d.problem()));
+                .with(socket, d.start(generation));
         return Optional.empty();
     }
 

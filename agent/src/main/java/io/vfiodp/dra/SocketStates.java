@@ -1,6 +1,7 @@
 package io.vfiodp.dra;
 
 import io.vfiodp.dra.kubelet.DriverSocket;
+import io.vfiodp.kubelet.ServerState;
 import java.util.Objects;
 
 /**

@@ -123,7 +123,7 @@ public final class PluginRuntime implements AutoCloseable {
         }
         EpollEventLoopGroup group = started.group();
         KubeletRegistrar registrar = started.registrar();
-        ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(), settings.safetyCheck(),
+        ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(), settings.safetySweep(),
                 listener);
         DirectoryWatch watch;
         try {

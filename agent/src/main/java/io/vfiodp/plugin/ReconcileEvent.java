@@ -13,11 +13,11 @@ sealed interface ReconcileEvent {
     record TargetChanged(TargetState target) implements ReconcileEvent {}
 
     /**
-     * A look at the files: {@code kubelet.sock}'s identity (empty when it is missing) and the
+     * A sweep of the files: {@code kubelet.sock}'s identity (empty when it is missing) and the
      * running servers whose socket file is gone or was replaced.
      */
-    record Checked(Optional<FileIdentity> kubelet, Set<ResourceName> socketsGone) implements ReconcileEvent {
-        public Checked {
+    record Swept(Optional<FileIdentity> kubelet, Set<ResourceName> socketsGone) implements ReconcileEvent {
+        public Swept {
             socketsGone = Set.copyOf(socketsGone);
         }
     }

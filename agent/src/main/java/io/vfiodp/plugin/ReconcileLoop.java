@@ -2,6 +2,8 @@ package io.vfiodp.plugin;
 
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.vfiodp.kubelet.FileIdentity;
+import io.vfiodp.kubelet.ServerState;
+import io.vfiodp.kubelet.StepLoop;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.plugin.ReconcileAction.Log;
 import io.vfiodp.plugin.ReconcileAction.NotifyHealthChanged;
@@ -11,47 +13,39 @@ import io.vfiodp.plugin.ReconcileAction.Register;
 import io.vfiodp.plugin.ReconcileAction.StartServer;
 import io.vfiodp.plugin.ReconcileAction.StopServer;
 import io.vfiodp.plugin.ReconcileAction.WakeAt;
-import io.vfiodp.plugin.ReconcileEvent.Checked;
 import io.vfiodp.plugin.ReconcileEvent.RegistrationAccepted;
 import io.vfiodp.plugin.ReconcileEvent.RegistrationFailed;
 import io.vfiodp.plugin.ReconcileEvent.ServerFailed;
 import io.vfiodp.plugin.ReconcileEvent.ServerStarted;
+import io.vfiodp.plugin.ReconcileEvent.Swept;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.deviceplugin.v1beta1.RegisterRequest;
 import io.vfiodp.triggers.Backoff;
-import io.vfiodp.triggers.CoalescingTrigger;
 import io.vfiodp.triggers.Ticker;
-import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The only place that changes running state: per-resource servers, registrations and the views
- * their handlers read. Everything runs on one thread ({@value #THREAD_NAME}); the public methods
- * only enqueue work and may be called from any thread.
+ * their handlers read. Everything runs on one thread ({@value #THREAD_NAME}, a {@link StepLoop});
+ * the public methods only enqueue work and may be called from any thread.
  *
  * <p>What to do is decided by {@link ReconcileStep}; this class owns what the step cannot: the
- * thread, the servers, the registrar and the clock. Every trigger comes with a look at the files
- * ({@code kubelet.sock}'s identity, our sockets), so that a trigger needs no payload: a file
- * watch, a timer or a kubelet restart just calls {@link #requestCheck()}
+ * servers, the registrar and what the step's actions do. Every trigger comes with a sweep of the
+ * files ({@code kubelet.sock}'s identity, our sockets), so that a trigger needs no payload: a file
+ * watch, a timer or a kubelet restart just calls {@link #requestSweep()}
  * ({@link #kubeletSocketCreated()} when it saw {@code kubelet.sock} being created). New desired
  * states come in through {@link #apply}.
  */
@@ -59,6 +53,8 @@ public final class ReconcileLoop implements AutoCloseable {
 
     public static final String KUBELET_SOCKET = "kubelet.sock";
     static final String THREAD_NAME = "vfio-dp-reconcile";
+    /** Stopping every server, each gracefully then forcibly, must not hold the agent's exit for longer. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.plugin");
 
@@ -66,33 +62,25 @@ public final class ReconcileLoop implements AutoCloseable {
     private final EventLoopGroup group;
     private final KubeletRegistrar registrar;
     private final PluginListener listener;
-    private final Ticker ticker;
-    private final ReconcileStep step;
-    private final Worker thread;
-    private final CoalescingTrigger checkSoon;
-    private final AtomicBoolean closing = new AtomicBoolean();
+    private final StepLoop<ReconcileState, ReconcileEvent, ReconcileAction> loop;
 
     // Confined to the reconcile thread.
-    private ReconcileState state = ReconcileState.INITIAL;
     private final Map<Long, ResourceServer> servers = new HashMap<>();
-    private ScheduledFuture<?> wakeUp;
 
-    ReconcileLoop(Path pluginDir, EventLoopGroup group, KubeletRegistrar registrar, Backoff backoff, Duration safetyCheck,
+    ReconcileLoop(Path pluginDir, EventLoopGroup group, KubeletRegistrar registrar, Backoff backoff, Duration safetySweep,
                   PluginListener listener) {
-        this(pluginDir, group, registrar, backoff, safetyCheck, listener, Ticker.SYSTEM);
+        this(pluginDir, group, registrar, backoff, safetySweep, listener, Ticker.SYSTEM);
     }
 
-    ReconcileLoop(Path pluginDir, EventLoopGroup group, KubeletRegistrar registrar, Backoff backoff, Duration safetyCheck,
+    ReconcileLoop(Path pluginDir, EventLoopGroup group, KubeletRegistrar registrar, Backoff backoff, Duration safetySweep,
                   PluginListener listener, Ticker ticker) {
         this.kubeletSocket = pluginDir.resolve(KUBELET_SOCKET);
         this.group = group;
         this.registrar = registrar;
         this.listener = listener;
-        this.ticker = ticker;
-        this.step = new ReconcileStep(pluginDir, backoff);
-        this.thread = Worker.start(THREAD_NAME);
-        this.checkSoon = new CoalescingTrigger(thread, guarded(() -> checkThen(null)));
-        thread.every(safetyCheck, this::requestCheck);
+        this.loop = new StepLoop<>(THREAD_NAME, log, ReconcileState.INITIAL, new ReconcileStep(pluginDir, backoff), ticker, this::sweep,
+                this::execute, nanos -> listener.reconciled(nanos / 1e9));
+        loop.sweepEvery(safetySweep);
     }
 
     /**
@@ -103,9 +91,9 @@ public final class ReconcileLoop implements AutoCloseable {
      */
     public CompletableFuture<Void> apply(TargetState next) {
         CompletableFuture<Void> takenIn = new CompletableFuture<>();
-        boolean queued = enqueue(() -> {
+        boolean queued = loop.submit(() -> {
             try {
-                checkThen(new ReconcileEvent.TargetChanged(next));
+                loop.feed(new ReconcileEvent.TargetChanged(next));
             } finally {
                 try {
                     group.submit(() -> takenIn.complete(null));
@@ -118,79 +106,42 @@ public final class ReconcileLoop implements AutoCloseable {
         return takenIn;
     }
 
-    /** Look again at sockets and {@code kubelet.sock}; cheap and coalesced, call it on any hint. */
-    public void requestCheck() {
-        checkSoon.fire();
+    /** Sweep the sockets and {@code kubelet.sock} again; cheap and coalesced, call it on any hint. */
+    public void requestSweep() {
+        loop.requestSweep();
     }
 
     /**
      * {@code kubelet.sock} was just created: a kubelet (re)started, so waiting out a backoff would
-     * only delay it. The check tells a new kubelet from the old one by the file's identity; when
+     * only delay it. The sweep tells a new kubelet from the old one by the file's identity; when
      * a file system hands the new socket the old inode and change time, the restart still shows,
      * because a starting kubelet deletes our sockets and a restarted server registers anew.
      * Forcing a second registration here would make the kubelet drop the connection it just
      * opened, failing any Allocate in flight on it.
      */
     public void kubeletSocketCreated() {
-        enqueue(() -> checkThen(new ReconcileEvent.KubeletSocketCreated()));
+        loop.offer(new ReconcileEvent.KubeletSocketCreated());
     }
 
     /** Every resource's standing, from the reconcile thread. */
     public CompletableFuture<List<ResourceStatus>> status() {
         CompletableFuture<List<ResourceStatus>> f = new CompletableFuture<>();
-        if (!enqueue(() -> f.complete(state.statuses(generation -> servers.get(generation).openStreams())))) f.complete(List.of());
+        if (!loop.submit(() -> f.complete(loop.state().statuses(generation -> servers.get(generation).openStreams())))) f.complete(List.of());
         return f;
     }
 
-    /** Runs {@code task} on the reconcile thread; false once it is closed. */
-    private boolean enqueue(Runnable task) {
-        return thread.offer(guarded(task));
-    }
-
-    private static Runnable guarded(Runnable task) {
-        return () -> {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                log.error("reconcile step failed; state is kept and retried on the next check", e);
-            }
-        };
-    }
-
-    /** Feeds {@code event} (if any) together with a look at the files: the step always decides on fresh observations. */
-    private void checkThen(ReconcileEvent event) {
-        long start = ticker.nanos();
+    /** A sweep of the files, made on the reconcile thread with each event. */
+    private Swept sweep() {
         Set<ResourceName> gone = new HashSet<>();
-        for (ResourceState r : state.resources().values()) {
+        for (ResourceState r : loop.state().resources().values()) {
             if (r.server() instanceof ServerState.Up up && !servers.get(up.generation()).socketIntact()) gone.add(r.name());
         }
-        Checked look = new Checked(FileIdentity.of(kubeletSocket), gone);
-        feed(event == null ? List.of(look) : List.of(event, look));
-        listener.reconciled((ticker.nanos() - start) / 1e9);
+        return new Swept(FileIdentity.of(kubeletSocket), gone);
     }
 
-    /** Runs the step on {@code first}, carries out its actions, and feeds back their outcomes until none is left. */
-    private void feed(List<ReconcileEvent> first) {
-        Queue<List<ReconcileEvent>> events = new ArrayDeque<>(List.of(first));
-        while (!events.isEmpty()) {
-            ReconcileStep.Result result = step.next(state, events.remove(), ticker.nanos());
-            state = result.state();
-            if (wakeUp != null) wakeUp.cancel(false);
-            wakeUp = null;
-            for (ReconcileAction action : result.actions()) {
-                try {
-                    execute(action, events);
-                } catch (RuntimeException e) {
-                    // The state already counts on the rest: one action that fails must not skip them.
-                    log.error("reconcile action {} failed", action.getClass().getSimpleName(), e);
-                }
-            }
-        }
-    }
-
-    private void execute(ReconcileAction action, Queue<List<ReconcileEvent>> outcomes) {
+    private void execute(ReconcileAction action, Consumer<ReconcileEvent> outcome) {
         switch (action) {
-            case StartServer s -> outcomes.add(List.of(start(s)));
+            case StartServer s -> outcome.accept(start(s));
             case StopServer s -> {
                 ResourceServer server = servers.remove(s.generation());
                 if (server != null) server.stop(s.finalEmpty());
@@ -200,7 +151,7 @@ public final class ReconcileLoop implements AutoCloseable {
                 if (server.publish(p.view())) log.info("{}: sent ListAndWatch update to {} stream(s)", p.name(), server.openStreams());
             }
             case Register r -> register(r);
-            case WakeAt w -> wakeUp = thread.schedule(this::requestCheck, Duration.ofNanos(w.nanos() - ticker.nanos()));
+            case WakeAt w -> loop.wakeAt(w.nanos());
             case NotifyRegistered n -> listener.registered(n.name(), n.again());
             case NotifyHealthChanged h -> listener.healthChanged(h.name(), h.deviceId(), h.from(), h.to());
             // As an argument, so that a problem text holding "{}" is printed as it is.
@@ -210,10 +161,10 @@ public final class ReconcileLoop implements AutoCloseable {
 
     private ReconcileEvent start(StartServer s) {
         try {
-            ResourceServer server = ResourceServer.start(s.view(), s.socket(), group, thread, listener);
+            ResourceServer server = ResourceServer.start(s.view(), s.socket(), group, loop.executor(), listener);
             servers.put(s.generation(), server);
-            // queued behind this pass, so registration is not delayed by it
-            enqueue(server::warmUpAllocate);
+            // queued behind this step, so registration is not delayed by it
+            loop.submit(server::warmUpAllocate);
             return new ServerStarted(s.name(), s.generation());
         } catch (IOException | RuntimeException e) {
             // The step warns once per problem; this line is for following every retry.
@@ -229,9 +180,9 @@ public final class ReconcileLoop implements AutoCloseable {
                 .setResourceName(r.name().value())
                 .setOptions(DevicePluginService.OPTIONS)
                 .build();
-        registrar.register(request, Optional.of(r.kubelet())).whenComplete((ok, error) -> enqueue(() -> checkThen(error == null
+        registrar.register(request, Optional.of(r.kubelet())).whenComplete((ok, error) -> loop.offer(error == null
                 ? new RegistrationAccepted(r.name(), r.epoch(), r.generation())
-                : new RegistrationFailed(r.name(), r.epoch(), r.generation(), error.getMessage()))));
+                : new RegistrationFailed(r.name(), r.epoch(), r.generation(), error.getMessage())));
     }
 
     /**
@@ -241,14 +192,6 @@ public final class ReconcileLoop implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (!closing.compareAndSet(false, true)) return;
-        try {
-            CompletableFuture.runAsync(() -> feed(List.of(new ReconcileEvent.Close())), thread).get(5, TimeUnit.SECONDS);
-        } catch (RejectedExecutionException | ExecutionException | TimeoutException e) {
-            log.warn("shutdown of the device plugin servers did not finish cleanly: {}", e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        thread.close();
+        loop.close(new ReconcileEvent.Close(), () -> { }, CLOSE_WAIT);
     }
 }

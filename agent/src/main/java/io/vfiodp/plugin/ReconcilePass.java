@@ -1,6 +1,11 @@
 package io.vfiodp.plugin;
 
 import io.vfiodp.kubelet.FileIdentity;
+import io.vfiodp.kubelet.ServerState;
+import io.vfiodp.kubelet.ServerState.Down;
+import io.vfiodp.kubelet.ServerState.Starting;
+import io.vfiodp.kubelet.ServerState.Up;
+import io.vfiodp.kubelet.Step;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.plugin.ReconcileAction.Log;
 import io.vfiodp.plugin.ReconcileAction.NotifyRegistered;
@@ -9,24 +14,19 @@ import io.vfiodp.plugin.ReconcileAction.Register;
 import io.vfiodp.plugin.ReconcileAction.StartServer;
 import io.vfiodp.plugin.ReconcileAction.StopServer;
 import io.vfiodp.plugin.ReconcileAction.WakeAt;
-import io.vfiodp.plugin.ReconcileEvent.Checked;
 import io.vfiodp.plugin.ReconcileEvent.RegistrationAccepted;
 import io.vfiodp.plugin.ReconcileEvent.RegistrationFailed;
 import io.vfiodp.plugin.ReconcileEvent.ServerFailed;
 import io.vfiodp.plugin.ReconcileEvent.ServerStarted;
+import io.vfiodp.plugin.ReconcileEvent.Swept;
 import io.vfiodp.plugin.Registration.InFlight;
-import io.vfiodp.plugin.Registration.Registered;
 import io.vfiodp.plugin.Registration.Unregistered;
-import io.vfiodp.plugin.ServerState.Down;
-import io.vfiodp.plugin.ServerState.Starting;
-import io.vfiodp.plugin.ServerState.Up;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.triggers.Backoff;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -61,8 +61,8 @@ final class ReconcilePass {
         this.nextGeneration = s.nextGeneration();
     }
 
-    ReconcileStep.Result result() {
-        return new ReconcileStep.Result(new ReconcileState(target, views, resources, kubelet, epoch, nextGeneration, closed), actions);
+    Step.Result<ReconcileState, ReconcileAction> result() {
+        return new Step.Result<>(new ReconcileState(target, views, resources, kubelet, epoch, nextGeneration, closed), actions);
     }
 
     void target(TargetState next) {
@@ -85,7 +85,7 @@ final class ReconcilePass {
         }
     }
 
-    void checked(Checked c) {
+    void swept(Swept c) {
         if (!c.kubelet().equals(kubelet)) {
             if (c.kubelet().isPresent()) {
                 epoch++;
@@ -93,7 +93,7 @@ final class ReconcilePass {
                 log(Log.info(epoch == 1 ? "kubelet.sock is there: registering " + count + " resource(s)"
                         : "kubelet.sock was re-created (kubelet restart): registering " + count + " resource(s) again"));
                 // Whatever the previous kubelet knew, this one knows nothing.
-                resources.replaceAll((name, r) -> r.server() instanceof Up up ? r.with(up.withRegistration(Registration.soon(now))) : r);
+                resources.replaceAll((name, r) -> r.server() instanceof Up ? r.with(Registration.soon(now)) : r);
             } else {
                 log(Log.info("kubelet.sock is gone; waiting for the kubelet to come back"));
             }
@@ -104,19 +104,19 @@ final class ReconcilePass {
             if (r == null || !(r.server() instanceof Up)) continue;
             log(Log.info(name + ": socket " + r.socket().getFileName() + " was removed (kubelet restart?); restarting its server"));
             stop(r, false);
-            resources.put(name, r.with(new Down(now, 0, null)));
+            resources.put(name, r.with(ServerState.dueAt(now)));
         }
     }
 
     void kubeletSocketCreated() {
-        resources.replaceAll((name, r) -> r.with(switch (r.server()) {
+        resources.replaceAll((name, r) -> switch (r.server()) {
             // The directory changed under a server that could not bind: it may well bind now.
-            case Down d -> new Down(now, d.failures(), d.problem());
-            case Up up when up.registration() instanceof Unregistered -> up.withRegistration(Registration.soon(now));
-            case Up up when up.registration() instanceof InFlight f -> up.withRegistration(new InFlight(f.epoch(), 0));
-            case Up up -> up;
-            case Starting s -> s;
-        }));
+            case Down d -> r.with(d.retryAt(now));
+            case Up up when r.registration() instanceof Unregistered -> r.with(Registration.soon(now));
+            case Up up when r.registration() instanceof InFlight f -> r.with(new InFlight(f.epoch(), 0));
+            case Up up -> r;
+            case Starting s -> r;
+        });
     }
 
     void started(ServerStarted e) {
@@ -129,18 +129,17 @@ final class ReconcilePass {
         if (s.problem() != null) {
             log(Log.info(r.name() + ": can serve on " + r.socket() + " again after " + s.failures() + " failed attempt(s)"));
         }
-        resources.put(r.name(), r.with(new Up(s.generation(), s.view(), Registration.soon(now))));
-        log(Log.info(r.name() + ": serving " + s.view().devices().size() + " device(s) on " + r.socket().getFileName()
-                + ViewChanges.summary(s.view())));
+        resources.put(r.name(), r.serving(s.started(), now));
+        log(Log.info(r.name() + ": serving " + r.served().devices().size() + " device(s) on " + r.socket().getFileName()
+                + ViewChanges.summary(r.served())));
     }
 
     void startFailed(ServerFailed e) {
         ResourceState r = resources.get(e.name());
         if (r == null || !(r.server() instanceof Starting s) || s.generation() != e.generation()) return;
-        int failures = s.failures() + 1;
-        resources.put(r.name(), r.with(new Down(now + backoff.delayAfter(failures).toNanos(), failures, e.problem())));
+        resources.put(r.name(), r.with(s.failed(e.problem(), backoff, now)));
         // Retried for ever, at most every backoff cap: logged when the problem is new, not on every attempt.
-        if (!Objects.equals(e.problem(), s.problem())) {
+        if (s.isNew(e.problem())) {
             log(Log.warn(r.name() + ": cannot serve on " + r.socket() + ": " + e.problem() + "; other resources are not affected; retrying (backoff "
                     + backoff.initial().toMillis() + " to " + backoff.max().toMillis() + " ms)"));
         }
@@ -149,8 +148,7 @@ final class ReconcilePass {
     void accepted(RegistrationAccepted e) {
         ResourceState r = resources.get(e.name());
         if (awaitedAnswer(r, e.epoch(), e.generation()) == null) return;
-        Up up = (Up) r.server();
-        resources.put(r.name(), new ResourceState(r.name(), r.socket(), up.withRegistration(new Registered(epoch)), true));
+        resources.put(r.name(), r.registered(epoch));
         actions.add(new NotifyRegistered(r.name(), r.registeredBefore()));
         log(Log.info(r.name() + ": registered with the kubelet (endpoint " + r.endpoint() + ")"));
     }
@@ -161,13 +159,13 @@ final class ReconcilePass {
         if (attempt == null) return;
         int failures = attempt.failures() + 1;
         Duration delay = backoff.delayAfter(failures);
-        resources.put(r.name(), r.with(((Up) r.server()).withRegistration(new Unregistered(now + delay.toNanos(), failures))));
+        resources.put(r.name(), r.with(new Unregistered(now + delay.toNanos(), failures)));
         log(Log.warn(r.name() + ": registration failed (attempt " + failures + "): " + e.error() + "; retrying in " + delay.toMillis() + " ms"));
     }
 
     /** The attempt an answer for {@code epoch} and {@code generation} ends, or null when it is stale. */
     private InFlight awaitedAnswer(ResourceState r, long answerEpoch, long generation) {
-        if (r != null && r.server() instanceof Up up && up.generation() == generation && up.registration() instanceof InFlight f
+        if (r != null && r.server() instanceof Up up && up.generation() == generation && r.registration() instanceof InFlight f
                 && f.epoch() == answerEpoch && answerEpoch == epoch) {
             return f;
         }
@@ -197,32 +195,32 @@ final class ReconcilePass {
     /** Publishes changed views, starts servers that are due, registers those that are due, and asks to be woken for the next due time. */
     void converge() {
         Long wake = null;
-        for (ResourceState r : List.copyOf(resources.values())) {
+        for (ResourceState before : List.copyOf(resources.values())) {
+            ResourceState r = before;
             ResourceView view = views.get(r.name());
-            ServerState s = r.server();
-            if (s instanceof Up up && up.view() != view) {
-                actions.addAll(ViewChanges.between(up.view(), view));
+            if (r.server() instanceof Up up && r.served() != view) {
+                actions.addAll(ViewChanges.between(r.served(), view));
                 actions.add(new Publish(r.name(), up.generation(), view));
-                s = new Up(up.generation(), view, up.registration());
+                r = r.publishing(view);
             }
-            if (s instanceof Down d) {
-                if (due(d.nextStart())) {
+            if (r.server() instanceof Down d) {
+                if (d.dueBy(now)) {
                     long generation = nextGeneration++;
                     actions.add(new StartServer(r.name(), r.socket(), view, generation));
-                    s = new Starting(generation, view, d.failures(), d.problem());
+                    r = r.starting(d.start(generation), view);
                 } else {
                     wake = earlier(wake, d.nextStart());
                 }
             }
-            if (s instanceof Up up && up.registration() instanceof Unregistered u && kubelet.isPresent()) {
+            if (r.server() instanceof Up up && r.registration() instanceof Unregistered u && kubelet.isPresent()) {
                 if (due(u.nextAttempt())) {
                     actions.add(new Register(r.name(), r.endpoint(), epoch, up.generation(), kubelet.get()));
-                    s = up.withRegistration(new InFlight(epoch, u.failures()));
+                    r = r.with(new InFlight(epoch, u.failures()));
                 } else {
                     wake = earlier(wake, u.nextAttempt());
                 }
             }
-            resources.put(r.name(), r.with(s));
+            resources.put(r.name(), r);
         }
         if (wake != null) actions.add(new WakeAt(wake));
     }

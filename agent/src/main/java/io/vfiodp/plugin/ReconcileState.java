@@ -1,6 +1,7 @@
 package io.vfiodp.plugin;
 
 import io.vfiodp.kubelet.FileIdentity;
+import io.vfiodp.kubelet.ServerState;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.ResourceName;
 import java.util.ArrayList;
@@ -15,7 +16,7 @@ import java.util.function.LongToIntFunction;
  * All the reconcile step knows, frozen: what should be served, the views built from it, every
  * served resource's server and registration, and which kubelet is there.
  *
- * @param kubelet        identity of {@code kubelet.sock} at the last check, empty when it was missing
+ * @param kubelet        identity of {@code kubelet.sock} at the last sweep, empty when it was missing
  * @param epoch          counts the kubelets seen: a registration holds for one epoch
  * @param nextGeneration the generation the next started server gets
  */
@@ -38,7 +39,7 @@ record ReconcileState(TargetState target, SortedMap<ResourceName, ResourceView> 
             int devices = v == null ? 0 : v.devices().size();
             int healthy = v == null ? 0 : (int) v.devices().values().stream().filter(d -> d.health().isHealthy()).count();
             boolean serving = r.server() instanceof ServerState.Up;
-            boolean registered = r.server() instanceof ServerState.Up up && up.registration() instanceof Registration.Registered;
+            boolean registered = serving && r.registration() instanceof Registration.Registered;
             int streams = r.server() instanceof ServerState.Up up ? openStreams.applyAsInt(up.generation()) : 0;
             out.add(new ResourceStatus(r.name(), r.socket(), serving, registered, devices, healthy, streams));
         }

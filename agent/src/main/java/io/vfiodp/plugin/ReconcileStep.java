@@ -1,12 +1,13 @@
 package io.vfiodp.plugin;
 
-import io.vfiodp.plugin.ReconcileEvent.Checked;
+import io.vfiodp.kubelet.Step;
 import io.vfiodp.plugin.ReconcileEvent.Close;
 import io.vfiodp.plugin.ReconcileEvent.KubeletSocketCreated;
 import io.vfiodp.plugin.ReconcileEvent.RegistrationAccepted;
 import io.vfiodp.plugin.ReconcileEvent.RegistrationFailed;
 import io.vfiodp.plugin.ReconcileEvent.ServerFailed;
 import io.vfiodp.plugin.ReconcileEvent.ServerStarted;
+import io.vfiodp.plugin.ReconcileEvent.Swept;
 import io.vfiodp.plugin.ReconcileEvent.TargetChanged;
 import io.vfiodp.triggers.Backoff;
 import java.nio.file.Path;
@@ -23,14 +24,7 @@ import java.util.List;
  * logged when its problem is new, not on every attempt. Answers meant for another kubelet or for
  * a server since replaced are ignored.
  */
-final class ReconcileStep {
-
-    /** A step's outcome: the next state and what to do, in order. */
-    record Result(ReconcileState state, List<ReconcileAction> actions) {
-        public Result {
-            actions = List.copyOf(actions);
-        }
-    }
+final class ReconcileStep implements Step<ReconcileState, ReconcileEvent, ReconcileAction> {
 
     private final Path pluginDir;
     private final Backoff backoff;
@@ -40,22 +34,23 @@ final class ReconcileStep {
         this.backoff = backoff;
     }
 
-    Result next(ReconcileState state, ReconcileEvent event, long now) {
+    Result<ReconcileState, ReconcileAction> next(ReconcileState state, ReconcileEvent event, long now) {
         return next(state, List.of(event), now);
     }
 
     /**
      * Takes in {@code events} that happened together, in order, then converges once: a trigger
-     * and the look at the files that goes with it are one step, so that what is decided (and
+     * and the sweep of the files that goes with it are one step, so that what is decided (and
      * logged) sees both, as when a new target and a new kubelet arrive at once.
      */
-    Result next(ReconcileState state, List<ReconcileEvent> events, long now) {
-        if (state.closed()) return new Result(state, List.of());
+    @Override
+    public Result<ReconcileState, ReconcileAction> next(ReconcileState state, List<ReconcileEvent> events, long now) {
+        if (state.closed()) return new Result<>(state, List.of());
         ReconcilePass p = new ReconcilePass(state, now, pluginDir, backoff);
         for (ReconcileEvent event : events) {
             switch (event) {
                 case TargetChanged t -> p.target(t.target());
-                case Checked c -> p.checked(c);
+                case Swept c -> p.swept(c);
                 case KubeletSocketCreated k -> p.kubeletSocketCreated();
                 case ServerStarted s -> p.started(s);
                 case ServerFailed f -> p.startFailed(f);

@@ -2,7 +2,7 @@ package io.vfiodp.plugin;
 
 /**
  * Where a running server stands with the kubelet. A registration belongs to one server
- * generation (it lives inside {@link ServerState.Up}) and to one kubelet epoch: a new kubelet
+ * generation (it is read only while that server serves) and to one kubelet epoch: a new kubelet
  * or a new server starts over at {@link Unregistered}.
  */
 sealed interface Registration {

@@ -96,7 +96,7 @@ class ClaimStepProperties {
             assertThat(world.answered).as("calls answered").isEqualTo(world.asked);
             assertThat(world.state.claims()).as("the book once every call is answered").isEqualTo(world.recorded);
             world.feed(List.of(new DriverEvent.Close()));
-            assertThat(world.step(List.of(new DriverEvent.Checked(Set.of())))).as("actions after close").isEmpty();
+            assertThat(world.step(List.of(new DriverEvent.Swept(Set.of())))).as("actions after close").isEmpty();
         });
     }
 
@@ -171,7 +171,7 @@ class ClaimStepProperties {
             };
             recorded = new TreeMap<>(state.claims());
             recordedIncomplete = state.lost().map(LostClaims::reason);
-            feed(List.of(new DriverEvent.Checked(Set.of())));
+            feed(List.of(new DriverEvent.Swept(Set.of())));
             feed(List.of(new DriverEvent.ServerStarted(DriverSocket.SERVICE, 1)));
             feed(List.of(new DriverEvent.ServerStarted(DriverSocket.REGISTRATION, 2)));
             feed(List.of(new DriverEvent.TargetChanged(NODE)));
@@ -294,7 +294,7 @@ class ClaimStepProperties {
         }
 
         List<DriverAction> step(List<DriverEvent> events) {
-            DriverStep.Result r = step.next(state, events, new Now(0, Instant.EPOCH));
+            var r = step.next(state, events, new Now(0, Instant.EPOCH));
             state = r.state();
             for (DriverAction a : r.actions()) {
                 switch (a) {

@@ -85,7 +85,7 @@ final class DriverScript {
 
     /** Feeds {@code at} and returns its actions, rendered. */
     List<String> feed(At at) {
-        DriverStep.Result r = step.next(state, at.events(), new Now(ORIGIN + Duration.ofMillis(at.ms()).toNanos(), WALL.plusMillis(at.ms())));
+        var r = step.next(state, at.events(), new Now(ORIGIN + Duration.ofMillis(at.ms()).toNanos(), WALL.plusMillis(at.ms())));
         state = r.state();
         return r.actions().stream().map(DriverScript::render).toList();
     }
@@ -108,9 +108,9 @@ final class DriverScript {
         return new DriverEvent.TargetChanged(target);
     }
 
-    /** A look that finds every running server's socket but those of {@code gone}. */
-    static DriverEvent check(DriverSocket... gone) {
-        return new DriverEvent.Checked(Set.of(gone));
+    /** A sweep that finds every running server's socket but those of {@code gone}. */
+    static DriverEvent sweep(DriverSocket... gone) {
+        return new DriverEvent.Swept(Set.of(gone));
     }
 
     static DriverEvent started(DriverSocket socket, long generation) {

@@ -2,7 +2,7 @@ package io.vfiodp.dra;
 
 import static io.vfiodp.dra.DriverScript.accepted;
 import static io.vfiodp.dra.DriverScript.at;
-import static io.vfiodp.dra.DriverScript.check;
+import static io.vfiodp.dra.DriverScript.sweep;
 import static io.vfiodp.dra.DriverScript.close;
 import static io.vfiodp.dra.DriverScript.failed;
 import static io.vfiodp.dra.DriverScript.heartbeat;
@@ -63,7 +63,7 @@ class DriverStepTest {
     private static final String NO_REGISTRY = "/registry does not exist (is the kubelet running? mount the kubelet's plugins_registry directory)";
 
     /** Both sockets served: the DRA service is generation 1, the registration generation 2. */
-    static final List<At> SERVING = List.of(at(0, check()), at(0, started(SERVICE, 1)), at(0, started(REGISTRATION, 2)));
+    static final List<At> SERVING = List.of(at(0, sweep()), at(0, started(SERVICE, 1)), at(0, started(REGISTRATION, 2)));
     /** Serving, the first node state applied, the API server known to keep taints: the slices' first sync in flight. */
     static final List<At> APPLIED = plus(SERVING, at(0, target(NODE)), at(0, taintsKept()));
     /** Serving, the slices written as generation 1. */
@@ -71,45 +71,45 @@ class DriverStepTest {
     /** As {@link #PUBLISHED}, where the API server drops taints: the unhealthy device left out. */
     private static final List<At> PUBLISHED_UNTAINTED = plus(SERVING, at(0, target(NODE)), at(0, taintsDropped()), at(0, written(1, 1, 3)));
     /** The DRA service's first start failed at 0 ms. */
-    private static final List<At> START_FAILED = List.of(at(0, check()), at(0, failed(SERVICE, 1, BLOCKED)));
+    private static final List<At> START_FAILED = List.of(at(0, sweep()), at(0, failed(SERVICE, 1, BLOCKED)));
     /** The first slice sync failed at 0 ms. */
     private static final List<At> SYNC_FAILED = plus(APPLIED, at(0, syncFailed("cannot write the ResourceSlices of pool node-a (HTTP 403): forbidden", 0)));
 
     static Stream<Arguments> transitions() {
         return Stream.of(
                 // Sockets
-                row("at start the DRA service is served first", List.of(), at(0, check()), "start service gen 1"),
-                row("the registration socket follows once the DRA service serves", List.of(at(0, check())), at(0, started(SERVICE, 1)),
+                row("at start the DRA service is served first", List.of(), at(0, sweep()), "start service gen 1"),
+                row("the registration socket follows once the DRA service serves", List.of(at(0, sweep())), at(0, started(SERVICE, 1)),
                         "INFO DRA: DRA service serves on " + SERVICE_SOCKET, "start registration gen 2"),
-                row("a registration serving is logged", List.of(at(0, check()), at(0, started(SERVICE, 1))), at(0, started(REGISTRATION, 2)),
+                row("a registration serving is logged", List.of(at(0, sweep()), at(0, started(SERVICE, 1))), at(0, started(REGISTRATION, 2)),
                         "INFO DRA: registration serves on " + REGISTRATION_SOCKET),
-                row("a check finding both sockets does nothing", SERVING, at(10, check())),
-                row("a DRA service that cannot start is logged and retried after the first backoff", List.of(at(0, check())),
+                row("a sweep finding both sockets does nothing", SERVING, at(10, sweep())),
+                row("a DRA service that cannot start is logged and retried after the first backoff", List.of(at(0, sweep())),
                         at(0, failed(SERVICE, 1, BLOCKED)), "WARN DRA: cannot serve the DRA service on " + SERVICE_SOCKET + ": " + BLOCKED
                                 + "; retrying (backoff up to 1000 ms)", "wake at 200 ms"),
-                row("no registration socket is served while the DRA service is not", START_FAILED, at(100, check()), "wake at 200 ms"),
-                row("the start is tried again when due", START_FAILED, at(200, check()), "start service gen 2"),
-                row("a start failing again with the same problem is not logged again", plus(START_FAILED, at(200, check())),
+                row("no registration socket is served while the DRA service is not", START_FAILED, at(100, sweep()), "wake at 200 ms"),
+                row("the start is tried again when due", START_FAILED, at(200, sweep()), "start service gen 2"),
+                row("a start failing again with the same problem is not logged again", plus(START_FAILED, at(200, sweep())),
                         at(200, failed(SERVICE, 2, BLOCKED)), "wake at 600 ms"),
-                row("a start failing with a new problem is logged", plus(START_FAILED, at(200, check())),
+                row("a start failing with a new problem is logged", plus(START_FAILED, at(200, sweep())),
                         at(200, failed(SERVICE, 2, "Permission denied")), "WARN DRA: cannot serve the DRA service on " + SERVICE_SOCKET
                                 + ": Permission denied; retrying (backoff up to 1000 ms)", "wake at 600 ms"),
-                row("a start that works after failures says how many", plus(START_FAILED, at(200, check()), at(200, failed(SERVICE, 2, BLOCKED)),
-                                at(600, check())), at(600, started(SERVICE, 3)),
+                row("a start that works after failures says how many", plus(START_FAILED, at(200, sweep()), at(200, failed(SERVICE, 2, BLOCKED)),
+                                at(600, sweep())), at(600, started(SERVICE, 3)),
                         "INFO DRA: DRA service serves on " + SERVICE_SOCKET + " again after 2 failed attempt(s)", "start registration gen 4"),
                 row("a registration socket without the kubelet's directory is retried, the DRA service serving on",
-                        List.of(at(0, check()), at(0, started(SERVICE, 1))), at(0, failed(REGISTRATION, 2, NO_REGISTRY)),
+                        List.of(at(0, sweep()), at(0, started(SERVICE, 1))), at(0, failed(REGISTRATION, 2, NO_REGISTRY)),
                         "WARN DRA: cannot serve the registration on " + REGISTRATION_SOCKET + ": " + NO_REGISTRY
                                 + "; retrying (backoff up to 1000 ms)", "wake at 200 ms"),
                 row("a removed DRA socket is served again, and the registration socket is created again with it", SERVING,
-                        at(10, check(SERVICE)), "INFO DRA: socket " + SERVICE_SOCKET + " was removed; serving on it again",
+                        at(10, sweep(SERVICE)), "INFO DRA: socket " + SERVICE_SOCKET + " was removed; serving on it again",
                         "stop service gen 1", "stop registration gen 2", "start service gen 3"),
-                row("the DRA service served again gets a new registration socket", plus(SERVING, at(10, check(SERVICE))),
+                row("the DRA service served again gets a new registration socket", plus(SERVING, at(10, sweep(SERVICE))),
                         at(10, started(SERVICE, 3)), "INFO DRA: DRA service serves on " + SERVICE_SOCKET, "start registration gen 4"),
-                row("a removed registration socket alone is created again", SERVING, at(10, check(REGISTRATION)),
+                row("a removed registration socket alone is created again", SERVING, at(10, sweep(REGISTRATION)),
                         "INFO DRA: registration socket " + REGISTRATION_SOCKET + " was removed; creating it again for the kubelet's plugin watcher",
                         "stop registration gen 2", "start registration gen 3"),
-                row("a start outcome nobody waits for stops that server", plus(SERVING, at(10, check(SERVICE))), at(10, started(SERVICE, 1)),
+                row("a start outcome nobody waits for stops that server", plus(SERVING, at(10, sweep(SERVICE))), at(10, started(SERVICE, 1)),
                         "stop service gen 1"),
                 row("a start failure nobody waits for changes nothing", SERVING, at(10, failed(REGISTRATION, 1, BLOCKED))),
 
@@ -201,22 +201,22 @@ class DriverStepTest {
                         at(0, syncFailed("cannot write the ResourceSlices of pool node-a (HTTP 403): forbidden", 0)),
                         "WARN DRA: cannot write the ResourceSlices of pool node-a (HTTP 403): forbidden; retrying (backoff up to 1000 ms)",
                         "wake at 200 ms"),
-                row("a check before the retry is due only keeps the wake-up", SYNC_FAILED, at(100, check()), "wake at 200 ms"),
-                row("the retry is sent when due", SYNC_FAILED, at(200, check()), "sync slices " + POOL + " above gen 0"),
+                row("a sweep before the retry is due only keeps the wake-up", SYNC_FAILED, at(100, sweep()), "wake at 200 ms"),
+                row("the retry is sent when due", SYNC_FAILED, at(200, sweep()), "sync slices " + POOL + " above gen 0"),
                 row("a sync asked for before the retry is due goes at once", SYNC_FAILED, at(50, accepted()),
                         "INFO DRA: registered with the kubelet; checking this node's ResourceSlices (the kubelet removes them when it starts)",
                         "sync slices " + POOL + " above gen 0"),
-                row("a sync failing again with the same problem is not logged again", plus(SYNC_FAILED, at(200, check())),
+                row("a sync failing again with the same problem is not logged again", plus(SYNC_FAILED, at(200, sweep())),
                         at(200, syncFailed("cannot write the ResourceSlices of pool node-a (HTTP 403): forbidden", 0)), "wake at 600 ms"),
-                row("a sync that works after a failure says so", plus(SYNC_FAILED, at(200, check())), at(200, written(1, 1, 3)),
+                row("a sync that works after a failure says so", plus(SYNC_FAILED, at(200, sweep())), at(200, written(1, 1, 3)),
                         "INFO DRA: published 3 device(s) of pool node-a in 1 ResourceSlice(s), generation 1",
                         "INFO DRA: ResourceSlices of pool node-a are written again"),
 
                 // Close
                 row("close stops the registration, then the DRA service", PUBLISHED, at(10, close()), "stop registration gen 2",
                         "stop service gen 1"),
-                row("close stops a server still starting", List.of(at(0, check())), at(10, close()), "stop service gen 1"),
-                row("after close a check does nothing", plus(PUBLISHED, at(10, close())), at(20, check(SERVICE))),
+                row("close stops a server still starting", List.of(at(0, sweep())), at(10, close()), "stop service gen 1"),
+                row("after close a sweep does nothing", plus(PUBLISHED, at(10, close())), at(20, sweep(SERVICE))),
                 row("after close a node state does nothing", plus(SERVING, at(10, close())), at(20, target(NODE))));
     }
 
@@ -238,12 +238,12 @@ class DriverStepTest {
     @MethodSource("backoffs")
     void startBackoffGrowsAndIsCapped(int failures, long waitMs) {
         DriverScript script = new DriverScript();
-        script.feed(at(0, check()));
+        script.feed(at(0, sweep()));
         long now = 0;
         for (int i = 1; i < failures; i++) {
             script.feed(at(now, failed(SERVICE, i, BLOCKED)));
             now += DriverScript.SETTINGS.backoff().delayAfter(i).toMillis();
-            assertThat(script.feed(at(now, check()))).as("retry %d", i).containsExactly("start service gen " + (i + 1));
+            assertThat(script.feed(at(now, sweep()))).as("retry %d", i).containsExactly("start service gen " + (i + 1));
         }
 
         assertThat(script.feed(at(now, failed(SERVICE, failures, BLOCKED)))).last().isEqualTo("wake at " + (now + waitMs) + " ms");
@@ -265,7 +265,7 @@ class DriverStepTest {
 
         assertThat(script.state().status(DraNodes.DRIVER).sliceProblem())
                 .contains("cannot write the ResourceSlices of pool node-a (HTTP 403): forbidden");
-        script.feedAll(List.of(at(200, check()), at(200, written(1, 1, 3))));
+        script.feedAll(List.of(at(200, sweep()), at(200, written(1, 1, 3))));
         assertThat(script.state().status(DraNodes.DRIVER).sliceProblem()).isEmpty();
         assertThat(script.state().status(DraNodes.DRIVER).generation()).isEqualTo(1);
     }
@@ -273,7 +273,7 @@ class DriverStepTest {
     @Test
     void statusIsNotServingWhileTheRegistrationSocketIsDown() {
         DriverScript script = new DriverScript();
-        script.feedAll(plus(SERVING, at(10, check(REGISTRATION))));
+        script.feedAll(plus(SERVING, at(10, sweep(REGISTRATION))));
 
         assertThat(script.state().status(DraNodes.DRIVER).serving()).isFalse();
     }

@@ -206,7 +206,7 @@ class KubeletRestartStormTest {
      */
     private static void awaitNothingPending(PluginRuntime runtime) {
         await("every resource registered, after a fresh check").atMost(WAIT).untilAsserted(() -> {
-            runtime.loop().requestCheck();
+            runtime.loop().requestSweep();
             assertThat(runtime.loop().status().get(30, TimeUnit.SECONDS)).as("resources not registered with the current kubelet")
                     .filteredOn(s -> !s.registered()).isEmpty();
         });

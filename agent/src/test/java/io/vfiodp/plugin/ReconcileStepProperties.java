@@ -6,6 +6,7 @@ import static io.vfiodp.plugin.Devices.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.kubelet.FileIdentity;
+import io.vfiodp.kubelet.ServerState;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.plugin.ReconcileAction.Publish;
 import io.vfiodp.plugin.ReconcileAction.Register;
@@ -35,7 +36,7 @@ import net.jqwik.api.Provide;
 /**
  * The reconcile step under random histories: targets coming and going, kubelet restarts, sockets
  * removed, servers that fail to start, registrations answered late, in any order, or failed.
- * Played the way {@link ReconcileLoop} plays it (every event with a look at the files, start outcomes fed
+ * Played the way {@link ReconcileLoop} plays it (every event with a sweep of the files, start outcomes fed
  * back at once), the step keeps its promises whatever happens.
  */
 class ReconcileStepProperties {
@@ -45,7 +46,7 @@ class ReconcileStepProperties {
             resource("nvidia.com/A100", pci("0000:86:00.0", 60, -1)),
             resource("nvidia.com/V100", pci("0000:d8:00.0", 99, 1)));
 
-    enum Kind { TARGET, CHECK, SOCKETS_GONE, KUBELET_RESTART, KUBELET_GONE, ANSWER, TIME }
+    enum Kind { TARGET, SWEEP, SOCKETS_GONE, KUBELET_RESTART, KUBELET_GONE, ANSWER, TIME }
 
     record Move(Kind kind, int pick, boolean ok) {}
 
@@ -66,7 +67,7 @@ class ReconcileStepProperties {
         world.feed(List.of(new ReconcileEvent.Close()));
 
         assertThat(world.running).as("servers left running after close").isEmpty();
-        assertThat(world.step(List.of(new ReconcileEvent.Checked(Optional.of(StepScript.K1), Set.of())), new ArrayDeque<>()))
+        assertThat(world.step(List.of(new ReconcileEvent.Swept(Optional.of(StepScript.K1), Set.of())), new ArrayDeque<>()))
                 .as("actions after close").isEmpty();
     }
 
@@ -94,30 +95,30 @@ class ReconcileStepProperties {
                     List<DesiredResource> chosen = new ArrayList<>();
                     for (int i = 0; i < RESOURCES.size(); i++) if ((m.pick() & 1 << i) != 0) chosen.add(RESOURCES.get(i));
                     if (!m.ok() && !chosen.isEmpty()) chosen.set(0, unhealthy(chosen.getFirst()));
-                    checkThen(new ReconcileEvent.TargetChanged(chosen.isEmpty() ? TargetState.EMPTY : state(chosen.toArray(DesiredResource[]::new))));
+                    sweepThen(new ReconcileEvent.TargetChanged(chosen.isEmpty() ? TargetState.EMPTY : state(chosen.toArray(DesiredResource[]::new))));
                 }
-                case CHECK -> checkThen(null);
-                case SOCKETS_GONE -> feed(List.of(new ReconcileEvent.Checked(kubelet, upResources(m.pick()))));
+                case SWEEP -> sweepThen(null);
+                case SOCKETS_GONE -> feed(List.of(new ReconcileEvent.Swept(kubelet, upResources(m.pick()))));
                 case KUBELET_RESTART -> {
                     // A starting kubelet deletes the sockets in the directory, ours too (most of the time before we look).
                     Set<ResourceName> gone = m.ok() ? upResources(-1) : Set.of();
                     kubelet = Optional.of(new FileIdentity("0:" + (100 + ++kubelets), FileTime.fromMillis(kubelets)));
-                    feed(List.of(new ReconcileEvent.KubeletSocketCreated(), new ReconcileEvent.Checked(kubelet, gone)));
+                    feed(List.of(new ReconcileEvent.KubeletSocketCreated(), new ReconcileEvent.Swept(kubelet, gone)));
                 }
                 case KUBELET_GONE -> {
                     kubelet = Optional.empty();
-                    checkThen(null);
+                    sweepThen(null);
                 }
                 case ANSWER -> {
                     if (unanswered.isEmpty()) return;
                     Key k = unanswered.remove(m.pick() % unanswered.size());
                     if (m.ok()) accepted.add(k);
-                    checkThen(m.ok() ? new ReconcileEvent.RegistrationAccepted(k.name(), k.epoch(), k.generation())
+                    sweepThen(m.ok() ? new ReconcileEvent.RegistrationAccepted(k.name(), k.epoch(), k.generation())
                             : new ReconcileEvent.RegistrationFailed(k.name(), k.epoch(), k.generation(), "connection refused"));
                 }
                 case TIME -> {
                     now += Duration.ofMillis(m.pick()).toNanos();
-                    checkThen(null);
+                    sweepThen(null);
                 }
             }
         }
@@ -131,9 +132,9 @@ class ReconcileStepProperties {
             return out;
         }
 
-        private void checkThen(ReconcileEvent event) {
-            ReconcileEvent look = new ReconcileEvent.Checked(kubelet, Set.of());
-            feed(event == null ? List.of(look) : List.of(event, look));
+        private void sweepThen(ReconcileEvent event) {
+            ReconcileEvent swept = new ReconcileEvent.Swept(kubelet, Set.of());
+            feed(event == null ? List.of(swept) : List.of(event, swept));
         }
 
         /** Runs a step and every outcome it leads to, then checks what must hold between two events. */
@@ -148,10 +149,10 @@ class ReconcileStepProperties {
                     case ServerState.Down d -> nextDue = Math.min(nextDue, d.nextStart() - now);
                     case ServerState.Up up -> {
                         assertThat(running).as("server of %s", r.name()).contains(up.generation());
-                        if (up.registration() instanceof Registration.Registered) {
+                        if (r.registration() instanceof Registration.Registered) {
                             assertThat(accepted).contains(new Key(r.name(), state.epoch(), up.generation()));
                         }
-                        if (up.registration() instanceof Registration.Unregistered u && kubelet.isPresent()) {
+                        if (r.registration() instanceof Registration.Unregistered u && kubelet.isPresent()) {
                             nextDue = Math.min(nextDue, u.nextAttempt() - now);
                         }
                     }
@@ -167,7 +168,7 @@ class ReconcileStepProperties {
         }
 
         List<ReconcileAction> step(List<ReconcileEvent> events, Queue<List<ReconcileEvent>> outcomes) {
-            ReconcileStep.Result r = step.next(state, events, now);
+            var r = step.next(state, events, now);
             state = r.state();
             for (ReconcileAction a : r.actions()) {
                 switch (a) {

@@ -48,7 +48,7 @@ final class StepScript {
 
     /** Feeds {@code at} and returns its actions, rendered. */
     List<String> feed(At at) {
-        ReconcileStep.Result r = step.next(state, at.events(), ORIGIN + Duration.ofMillis(at.ms()).toNanos());
+        var r = step.next(state, at.events(), ORIGIN + Duration.ofMillis(at.ms()).toNanos());
         state = r.state();
         return r.actions().stream().map(StepScript::render).toList();
     }
@@ -71,14 +71,14 @@ final class StepScript {
         return new ReconcileEvent.TargetChanged(target);
     }
 
-    /** A check that finds no {@code kubelet.sock}. */
-    static ReconcileEvent check() {
-        return new ReconcileEvent.Checked(Optional.empty(), Set.of());
+    /** A sweep that finds no {@code kubelet.sock}. */
+    static ReconcileEvent sweep() {
+        return new ReconcileEvent.Swept(Optional.empty(), Set.of());
     }
 
-    /** A check that finds {@code kubelet} and every socket of ours but those of {@code gone}. */
-    static ReconcileEvent check(FileIdentity kubelet, String... gone) {
-        return new ReconcileEvent.Checked(Optional.of(kubelet), Arrays.stream(gone).map(ResourceName::of).collect(Collectors.toSet()));
+    /** A sweep that finds {@code kubelet} and every socket of ours but those of {@code gone}. */
+    static ReconcileEvent sweep(FileIdentity kubelet, String... gone) {
+        return new ReconcileEvent.Swept(Optional.of(kubelet), Arrays.stream(gone).map(ResourceName::of).collect(Collectors.toSet()));
     }
 
     static ReconcileEvent created() {
