@@ -1,0 +1,75 @@
+package io.vfiodp.plugin;
+
+import io.vfiodp.node.NodeLoop;
+import io.vfiodp.node.NodeStateSource;
+import io.vfiodp.triggers.DirectoryWatcher;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The device plugins alone, as the tests drive them: the runtime, handed every pass of a node
+ * loop over {@code source} (no DRA driver, no switch), rescanning every
+ * {@link PluginSettings#rescanInterval()}.
+ */
+public final class ServedPlugins implements AutoCloseable {
+
+    private final NodeLoop node;
+    private final PluginRuntime runtime;
+
+    private ServedPlugins(NodeLoop node, PluginRuntime runtime) {
+        this.node = node;
+        this.runtime = runtime;
+    }
+
+    public static ServedPlugins start(PluginSettings settings, NodeStateSource source) throws IOException {
+        return start(settings, source, PluginListener.NONE);
+    }
+
+    public static ServedPlugins start(PluginSettings settings, NodeStateSource source, PluginListener listener) throws IOException {
+        return start(settings, source, listener, DirectoryWatcher.ownThread(PluginRuntime.DIR_WATCH_THREAD));
+    }
+
+    public static ServedPlugins start(PluginSettings settings, NodeStateSource source, PluginListener listener, DirectoryWatcher watcher)
+            throws IOException {
+        PluginRuntime.Starting plugins = PluginRuntime.begin(settings);
+        try {
+            NodeLoop node = NodeLoop.start(source, () -> List.of(plugins.serve(listener, watcher)), settings.rescanInterval());
+            return new ServedPlugins(node, plugins.runtime());
+        } catch (IOException | RuntimeException e) {
+            plugins.close();
+            throw e;
+        }
+    }
+
+    public NodeLoop node() {
+        return node;
+    }
+
+    public PluginRuntime plugins() {
+        return runtime;
+    }
+
+    public ReconcileLoop loop() {
+        return runtime.loop();
+    }
+
+    public void rescanNow() {
+        node.rescanNow();
+    }
+
+    public void keepDepartedFor(Duration kept) {
+        node.keepDepartedFor(kept);
+    }
+
+    public void onPassThread(Runnable task) {
+        node.onPassThread(task);
+    }
+
+    /** The node loop first, as serve closes them. */
+    @Override
+    public void close() {
+        node.close();
+        runtime.close();
+    }
+}
