@@ -137,8 +137,7 @@ public final class ServeApp implements AutoCloseable {
                 log.info("device health changes are logged, not posted as Node events: {}",
                         ConfigWiring.withoutEvents(config, apiWanted, configs.client().isPresent()));
             }
-            PluginRuntime.Starting plugins = closer.add(PluginRuntime.begin(PluginSettings.of(config.devicePluginDir(),
-                    kernelEvents.rescanPeriod())));
+            PluginRuntime.Starting plugins = closer.add(PluginRuntime.begin(PluginSettings.of(config.devicePluginDir())));
             // the DRA driver first: the pass waits for it to take each state in before the device plugins get it
             NodeLoop node = closer.add(NodeLoop.start(pass, () -> {
                 List<NodeSide> sides = new ArrayList<>();

@@ -69,7 +69,7 @@ class PluginRuntimeTest {
     }
 
     private ServedPlugins startPlugin() throws Exception {
-        runtime = ServedPlugins.start(PluginSettings.of(dir, Duration.ofHours(1)), hostState::get);
+        runtime = ServedPlugins.start(PluginSettings.of(dir), Duration.ofHours(1), hostState::get);
         return runtime;
     }
 
@@ -274,8 +274,8 @@ class PluginRuntimeTest {
      */
     @Test
     void fiveKubeletRestartsInARowEachReRegisterEveryResource() throws Exception {
-        runtime = ServedPlugins.start(new PluginSettings(dir, Duration.ofHours(1), Duration.ofHours(1), PluginSettings.DEFAULT_REGISTRATION_TIMEOUT,
-                PluginSettings.DEFAULT_BACKOFF), hostState::get);
+        runtime = ServedPlugins.start(new PluginSettings(dir, Duration.ofHours(1), PluginSettings.DEFAULT_REGISTRATION_TIMEOUT,
+                PluginSettings.DEFAULT_BACKOFF), Duration.ofHours(1), hostState::get);
         kubelet.awaitRegistrations(List.of(T4, A100), 1, WAIT);
 
         for (int round = 2; round <= 6; round++) {
@@ -394,7 +394,7 @@ class PluginRuntimeTest {
                 return departing.getAndSet(false);
             }
         };
-        runtime = ServedPlugins.start(PluginSettings.of(dir, Duration.ofHours(1)), source);
+        runtime = ServedPlugins.start(PluginSettings.of(dir), Duration.ofHours(1), source);
         runtime.keepDepartedFor(Duration.ofMillis(100));
         int before = reads.get();
 

@@ -2,15 +2,13 @@ package io.vfiodp.plugin;
 
 import io.vfiodp.node.NodeLoop;
 import io.vfiodp.node.NodeStateSource;
-import io.vfiodp.triggers.DirectoryWatcher;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 
 /**
  * The device plugins alone, as the tests drive them: the runtime, handed every pass of a node
- * loop over {@code source} (no DRA driver, no switch), rescanning every
- * {@link PluginSettings#rescanInterval()}.
+ * loop over {@code source} (no DRA driver, no hand-over) that rescans every {@code rescanEvery}.
  */
 public final class ServedPlugins implements AutoCloseable {
 
@@ -22,19 +20,15 @@ public final class ServedPlugins implements AutoCloseable {
         this.runtime = runtime;
     }
 
-    public static ServedPlugins start(PluginSettings settings, NodeStateSource source) throws IOException {
-        return start(settings, source, PluginListener.NONE);
+    public static ServedPlugins start(PluginSettings settings, Duration rescanEvery, NodeStateSource source) throws IOException {
+        return start(settings, rescanEvery, source, PluginListener.NONE);
     }
 
-    public static ServedPlugins start(PluginSettings settings, NodeStateSource source, PluginListener listener) throws IOException {
-        return start(settings, source, listener, DirectoryWatcher.ownThread(PluginRuntime.DIR_WATCH_THREAD));
-    }
-
-    public static ServedPlugins start(PluginSettings settings, NodeStateSource source, PluginListener listener, DirectoryWatcher watcher)
+    public static ServedPlugins start(PluginSettings settings, Duration rescanEvery, NodeStateSource source, PluginListener listener)
             throws IOException {
         PluginRuntime.Starting plugins = PluginRuntime.begin(settings);
         try {
-            NodeLoop node = NodeLoop.start(source, () -> List.of(plugins.serve(listener, watcher)), settings.rescanInterval());
+            NodeLoop node = NodeLoop.start(source, () -> List.of(plugins.serve(listener)), rescanEvery);
             return new ServedPlugins(node, plugins.runtime());
         } catch (IOException | RuntimeException e) {
             plugins.close();

@@ -102,7 +102,7 @@ class ManagedServeTest {
                 Clock.systemUTC()), System::nanoTime);
         kubelet = KubeletSimulator.start(Files.createDirectories(tmp.resolve("plugins")));
 
-        runtime = ServedPlugins.start(PluginSettings.of(tmp.resolve("plugins"), Duration.ofHours(1)), source);
+        runtime = ServedPlugins.start(PluginSettings.of(tmp.resolve("plugins")), Duration.ofHours(1), source);
         kubelet.awaitRegistrations(List.of("nvidia.com/GRID_T4-1Q", "nvidia.com/GRID_T4-2Q"), 1, WAIT);
 
         assertThat(listed("nvidia.com/GRID_T4-1Q", 16)).isEqualTo(16);

@@ -60,7 +60,7 @@ public final class ServedHost implements AutoCloseable {
             scans.incrementAndGet();
             return scanner.scan();
         }, Optional.empty(), PciIds.bundled());
-        ServedPlugins runtime = ServedPlugins.start(PluginSettings.of(plugins, rescanInterval), pass.apply(policy), listener);
+        ServedPlugins runtime = ServedPlugins.start(PluginSettings.of(plugins), rescanInterval, pass.apply(policy), listener);
         DirectoryWatch watch = DirectoryWatch.start(host.dev().resolve("vfio"), "/dev/vfio dir", "served-host-vfio-watch",
                 change -> runtime.rescanNow());
         return new ServedHost(host, kubelet, runtime, watch, scans);

@@ -85,7 +85,7 @@ class KubeVirtApiFaultsTest {
                 readable -> { }, firstReadingWait, KubeVirtConfigWatcherTest.FAST);
         ScanPolicySource source = new ScanPolicySource(new SysfsScanner(T4_NUMA.resolve("sys"), T4_NUMA.resolve("dev"))::scan,
                 follower.configs(), vendors -> pciIds, Optional.of(follower.problems()::report));
-        runtime = ServedPlugins.start(PluginSettings.of(dir, Duration.ofMillis(200)), source);
+        runtime = ServedPlugins.start(PluginSettings.of(dir), Duration.ofMillis(200), source);
         follower.attach(runtime::rescanNow);
     }
 

@@ -102,7 +102,7 @@ class KubeVirtLiveReconcileTest {
         };
         ScanPolicySource source = new ScanPolicySource(new SysfsScanner(node.resolve("sys"), node.resolve("dev"))::scan,
                 follower.configs(), vendors -> pciIds, Optional.of(problems));
-        runtime = ServedPlugins.start(PluginSettings.of(dir, Duration.ofHours(1)), source);
+        runtime = ServedPlugins.start(PluginSettings.of(dir), Duration.ofHours(1), source);
         follower.attach(runtime::rescanNow);
     }
 
