@@ -65,8 +65,8 @@ public final class HandoverGate {
      * @param draName    the name the DRA driver gives a device, as PodResources lists it
      * @param takeInWait how long a pass waits for a side to take in what it was handed ({@link #TAKE_IN_WAIT})
      */
-    public HandoverGate(HandoverRecordFile file, Supplier<PodResourcesReading> pods, Supplier<HandoverClaims> claimed, String driver, String pool,
-                        Function<ExposedDevice, String> draName, Duration takeInWait) {
+    public HandoverGate(HandoverRecordFile file, Supplier<PodResourcesReading> pods, Supplier<HandoverClaims> claimed, String driver,
+                        String pool, Function<ExposedDevice, String> draName, Duration takeInWait) {
         this.file = file;
         this.pods = pods;
         this.takeInWait = takeInWait;
@@ -128,7 +128,10 @@ public final class HandoverGate {
         return handing(side, this::handedToDra);
     }
 
-    /** {@code side}, the device plugins, as the passes hand it their states: each counts as offered until taken in, and after until the next is. */
+    /**
+     * {@code side}, the device plugins, as the passes hand it their states: each counts as offered
+     * until taken in, and after until the next is.
+     */
     public NodeSide plugins(NodeSide side) {
         return handing(side, this::handedToPlugins);
     }

@@ -63,8 +63,8 @@ public final class NodeLoop implements AutoCloseable {
     public static NodeLoop start(NodeStateSource source, Sides sides, Duration rescanEvery) throws IOException {
         TargetState first = source.read();
         List<NodeSide> opened = sides.open();
+        for (NodeSide side : opened) side.apply(first);
         NodeLoop loop = new NodeLoop(source, opened, Worker.start(PASS_THREAD));
-        loop.hand(first);
         loop.rescanEvery(rescanEvery);
         return loop;
     }
@@ -112,15 +112,12 @@ public final class NodeLoop implements AutoCloseable {
 
     private void pass(java.util.function.Supplier<TargetState> read) {
         try {
-            hand(read.get());
+            TargetState state = read.get();
+            for (NodeSide side : sides) side.apply(state);
             if (source.wantsAnotherPass()) dropDepartedLater();
         } catch (RuntimeException e) {
             log.warn("rescan failed, keeping the previous state: {}", e.getMessage());
         }
-    }
-
-    private void hand(TargetState state) {
-        for (NodeSide side : sides) side.apply(state);
     }
 
     /**
