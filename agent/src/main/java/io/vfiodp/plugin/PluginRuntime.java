@@ -103,7 +103,7 @@ public final class PluginRuntime implements NodeSide, AutoCloseable {
             EpollEventLoopGroup group = started.group();
             KubeletRegistrar registrar = started.registrar();
             ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(),
-                    settings.safetyCheck(), listener);
+                    settings.safetySweep(), listener);
             DirectoryWatch watch;
             try {
                 watch = watcher.watch(settings.pluginDir(), "device-plugin dir",

@@ -9,25 +9,25 @@ import java.util.Objects;
  * How the plugin runs.
  *
  * @param pluginDir           the kubelet's device-plugin directory ({@code kubelet.sock} and our sockets)
- * @param safetyCheck         period of the check that backs up the directory watch
+ * @param safetySweep         period of the sweep that backs up the directory watch
  * @param registrationTimeout deadline of one {@code Register} call
  * @param registrationBackoff waits between failed registrations (retried for ever)
  */
-public record PluginSettings(Path pluginDir, Duration safetyCheck, Duration registrationTimeout, Backoff registrationBackoff) {
+public record PluginSettings(Path pluginDir, Duration safetySweep, Duration registrationTimeout, Backoff registrationBackoff) {
 
-    public static final Duration DEFAULT_SAFETY_CHECK = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_SAFETY_SWEEP = Duration.ofSeconds(5);
     public static final Duration DEFAULT_REGISTRATION_TIMEOUT = Duration.ofSeconds(5);
     public static final Backoff DEFAULT_BACKOFF = new Backoff(Duration.ofMillis(200), Duration.ofSeconds(10));
 
     public PluginSettings {
         Objects.requireNonNull(pluginDir, "pluginDir");
-        requirePositive(safetyCheck, "safety check interval");
+        requirePositive(safetySweep, "safety sweep interval");
         requirePositive(registrationTimeout, "registration timeout");
         Objects.requireNonNull(registrationBackoff, "registrationBackoff");
     }
 
     public static PluginSettings of(Path pluginDir) {
-        return new PluginSettings(pluginDir, DEFAULT_SAFETY_CHECK, DEFAULT_REGISTRATION_TIMEOUT, DEFAULT_BACKOFF);
+        return new PluginSettings(pluginDir, DEFAULT_SAFETY_SWEEP, DEFAULT_REGISTRATION_TIMEOUT, DEFAULT_BACKOFF);
     }
 
     private static void requirePositive(Duration d, String what) {
