@@ -6,6 +6,8 @@ import io.vfiodp.doctor.KubeletPaths;
 import io.vfiodp.doctor.PassthroughWatch;
 import io.vfiodp.dra.DraDriver;
 import io.vfiodp.dra.model.DeviceNames;
+import io.vfiodp.handover.HandoverGate;
+import io.vfiodp.handover.HandoverRecordFile;
 import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.scan.ReaderPool;
 import io.vfiodp.host.scan.SysfsScanner;
@@ -21,8 +23,6 @@ import io.vfiodp.kubelet.PodResourcesReading;
 import io.vfiodp.metrics.MetricsAddress;
 import io.vfiodp.metrics.MetricsServer;
 import io.vfiodp.metrics.ServingMetrics;
-import io.vfiodp.handover.HandoverGate;
-import io.vfiodp.handover.HandoverRecordFile;
 import io.vfiodp.node.HostScans;
 import io.vfiodp.node.NodeLoop;
 import io.vfiodp.node.NodeSide;
@@ -158,8 +158,7 @@ public final class ServeApp implements AutoCloseable {
             }
             Optional<MetricsServer> probes = Optional.empty();
             if (probesAt.isPresent()) {
-                probes = Optional.of(closer.add(serveHttp(probesAt.get(), MetricsServer.Endpoints.PROBES, registry, metrics, runtime, dra,
-                        doctor)));
+                probes = Optional.of(closer.add(serveHttp(probesAt.get(), MetricsServer.Endpoints.PROBES, registry, metrics, runtime, dra, doctor)));
             }
             configs.follower().ifPresent(f -> f.attach(node::rescanNow));
             return new ServeApp(closer, node, server, probes, scans, holders);
