@@ -16,8 +16,9 @@ import io.vfiodp.dra.kubelet.NodeServiceV1;
 import io.vfiodp.dra.kubelet.NodeServiceV1beta1;
 import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.dra.slices.SlicePublisher;
+import io.vfiodp.handover.HandoverClaims;
 import io.vfiodp.kubelet.PodResourcesReading;
-import io.vfiodp.node.ClaimedDevices;
+import io.vfiodp.node.NodeSide;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.triggers.DirectoryWatch;
 import io.vfiodp.triggers.DirectoryWatcher;
@@ -45,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * DRA node service (v1 and v1beta1) and the health service, prepares claims into CDI devices and
  * KEP-5304 metadata files, and publishes the node's DRA devices as ResourceSlices.
  *
- * <p>Fed like the device-plugin side: {@link #apply} with each new node state (its
+ * <p>One side of the node loop, as the device plugins are: {@link #apply} with each new node state (its
  * {@link TargetState#dra()} part is what DRA offers, health included), {@link #requestSweep} on any
  * hint. Both only enqueue work and may come from any thread. Threads, all daemon:
  * {@value DriverLoop#THREAD_NAME}, {@value #GRPC_THREAD}-*, {@value #RPC_THREAD}, {@value #API_THREAD} (the ResourceSlices'
@@ -54,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * {@link #close()} ends them all and removes both sockets; the checkpoint, prepared claims' files
  * and the published slices stay (the kubelet may still unprepare, the next start goes on).
  */
-public final class DraDriver implements AutoCloseable {
+public final class DraDriver implements NodeSide, AutoCloseable {
 
     static final String GRPC_THREAD = "vfio-dra-grpc";
     static final String RPC_THREAD = "vfio-dra-rpc";
@@ -183,6 +184,7 @@ public final class DraDriver implements AutoCloseable {
      * answer completes once the kubelet's prepares are decided against it (from then on no claim
      * gets a device it does not offer) and the API holds the slices it implies, or writing them failed.
      */
+    @Override
     public CompletableFuture<Void> apply(TargetState state) {
         classes.watch(new TreeSet<>(state.dra().resources().resources().keySet()));
         CompletableFuture<Void> takenIn = loop.apply(state);
@@ -191,14 +193,19 @@ public final class DraDriver implements AutoCloseable {
         return takenIn;
     }
 
+    @Override
+    public Set<String> offers(TargetState state) {
+        return state.dra().resources().deviceIds();
+    }
+
     /**
      * The IDs of the devices prepared claims hold (and a prepare or unprepare in progress may):
      * what the device plugins must not offer until the kubelet unprepares them; while the
      * checkpoint is lost and not made good, any device may be held. Any thread.
      */
-    public ClaimedDevices heldDevices() {
+    public HandoverClaims heldDevices() {
         Set<String> held = loop.heldDevices();
-        return loop.lost().<ClaimedDevices>map(reason -> new ClaimedDevices.Unknown(held, reason)).orElse(new ClaimedDevices.Known(held));
+        return loop.lost().<HandoverClaims>map(reason -> new HandoverClaims.Unknown(held, reason)).orElse(new HandoverClaims.Known(held));
     }
 
     /** Sweep the sockets again; cheap and coalesced. */

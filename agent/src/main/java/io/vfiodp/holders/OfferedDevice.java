@@ -40,7 +40,7 @@ public record OfferedDevice(String id, ResourceName resource, Route route, Strin
     /** Every device of {@code state}: the device plugins' and DRA's. */
     public static List<OfferedDevice> of(TargetState state) {
         List<OfferedDevice> out = new ArrayList<>();
-        add(out, state.desired(), Route.DEVICE_PLUGIN);
+        add(out, state.plugins(), Route.DEVICE_PLUGIN);
         add(out, state.dra().resources(), Route.DRA);
         return List.copyOf(out);
     }

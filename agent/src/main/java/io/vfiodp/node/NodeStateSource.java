@@ -1,7 +1,5 @@
 package io.vfiodp.node;
 
-import java.util.concurrent.CompletableFuture;
-
 /**
  * Reads what the node should serve right now (scan, then policy). Called once at start, then on
  * every rescan; a failure keeps the previous state in place.
@@ -21,17 +19,10 @@ public interface NodeStateSource {
     /**
      * Whether the state just read holds what only another pass settles: devices the host took
      * away, served this once as Unhealthy, or devices waiting for the other side (device plugins
-     * or DRA) to let go of them. The runtime then asks for that pass soon; under kernel uevents
+     * or DRA) to let go of them. The node loop then asks for that pass soon; under kernel uevents
      * the next event or the periodic rescan may be minutes away.
      */
     default boolean wantsAnotherPass() {
         return false;
     }
-
-    /**
-     * The device plugins were handed {@code state}, as {@link #read()} gave it; {@code takenIn}
-     * completes once their handlers allocate from it. A source that decides on what each side
-     * serves counts the state as served until then.
-     */
-    default void devicePluginsHanded(TargetState state, CompletableFuture<Void> takenIn) {}
 }

@@ -48,7 +48,7 @@ public final class ScanPolicySource implements NodeStateSource {
     private final PciIdsLoader pciIdsLoader;
     private final Optional<ProblemSink> problemSink;
     private volatile PciIds pciIds;
-    // Calls come one after another (start, then the rescan thread): a problem is logged when it appears, not every rescan.
+    // Calls come one after another (start, then the pass thread): a problem is logged when it appears, not every rescan.
     private final NewLines newNotes = new NewLines();
     // The last pass's own policy output, to serve what left since then one more pass as Unhealthy.
     private volatile DesiredState lastDesired = DesiredState.EMPTY;

@@ -11,23 +11,23 @@ import java.util.Set;
 
 /**
  * What the node should serve, as one scan and policy pass decided it: the resources the device
- * plugins serve ({@code desired}), the {@code /dev} nodes that scan saw, and what goes through DRA
+ * plugins serve ({@code plugins}), the {@code /dev} nodes that scan saw, and what goes through DRA
  * instead. Allocate and prepare need the {@code /dev} nodes because iommufd nodes are handed to a
- * container only when they exist on the host. A device is in {@code desired} or in {@code dra},
+ * container only when they exist on the host. A device is in {@code plugins} or in {@code dra},
  * never in both.
  */
-public record TargetState(DesiredState desired, DevNodes devNodes, DraOffer dra) {
+public record TargetState(DesiredState plugins, DevNodes devNodes, DraOffer dra) {
 
     public static final TargetState EMPTY = new TargetState(DesiredState.EMPTY, DevNodes.NONE);
 
     public TargetState {
-        Objects.requireNonNull(desired, "desired");
+        Objects.requireNonNull(plugins, "plugins");
         Objects.requireNonNull(devNodes, "devNodes");
         Objects.requireNonNull(dra, "dra");
         Set<String> pluginDevices = new HashSet<>();
-        for (DesiredResource r : desired.resources().values()) r.devices().forEach(d -> pluginDevices.add(d.id()));
+        for (DesiredResource r : plugins.resources().values()) r.devices().forEach(d -> pluginDevices.add(d.id()));
         for (DesiredResource r : dra.resources().resources().values()) {
-            if (desired.resources().containsKey(r.name())) {
+            if (plugins.resources().containsKey(r.name())) {
                 throw new IllegalArgumentException("resource " + r.name() + " is served both by a device plugin and through DRA");
             }
             for (ExposedDevice d : r.devices()) {
@@ -39,7 +39,7 @@ public record TargetState(DesiredState desired, DevNodes devNodes, DraOffer dra)
     }
 
     /** Nothing through DRA. */
-    public TargetState(DesiredState desired, DevNodes devNodes) {
-        this(desired, devNodes, DraOffer.EMPTY);
+    public TargetState(DesiredState plugins, DevNodes devNodes) {
+        this(plugins, devNodes, DraOffer.EMPTY);
     }
 }

@@ -2,86 +2,49 @@ package io.vfiodp.plugin;
 
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
 import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
-import io.vfiodp.node.NodeStateSource;
+import io.vfiodp.node.NodeSide;
 import io.vfiodp.node.TargetState;
-import io.vfiodp.triggers.CoalescingTrigger;
 import io.vfiodp.triggers.DirectoryWatch;
 import io.vfiodp.triggers.DirectoryWatcher;
-import io.vfiodp.triggers.Worker;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The running device plugin: one epoll event loop shared by every server and registration
- * call, the reconcile loop, the watch of the device-plugin directory and the rescans. Threads, all
- * daemon: {@code vfio-dp-grpc-*} (one), {@value ReconcileLoop#THREAD_NAME}, {@value #RESCAN_THREAD},
- * and {@value #DIR_WATCH_THREAD} unless the watch runs on serve's shared {@code DirectoryWatches}.
- * {@link #close()} ends them all and leaves no socket of ours behind.
+ * The device-plugin side of the node: one epoll event loop shared by every server and
+ * registration call, the reconcile loop and the watch of the device-plugin directory. Threads, all
+ * daemon: {@code vfio-dp-grpc-*} (one), {@value ReconcileLoop#THREAD_NAME}, and
+ * {@value #DIR_WATCH_THREAD} unless the watch runs on serve's shared {@code DirectoryWatches}. The
+ * node loop ({@code node.NodeLoop}) hands it every pass's state. {@link #close()} ends them all and
+ * leaves no socket of ours behind.
  */
-public final class PluginRuntime implements AutoCloseable {
+public final class PluginRuntime implements NodeSide, AutoCloseable {
 
-    static final String RESCAN_THREAD = "vfio-dp-rescan";
     static final String DIR_WATCH_THREAD = "vfio-dp-dir-watch";
-    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.plugin");
 
     private final EpollEventLoopGroup group;
     private final KubeletRegistrar registrar;
     private final ReconcileLoop loop;
     private final DirectoryWatch watch;
-    private final Worker rescan;
-    private final CoalescingTrigger rescanSoon;
-    private final NodeStateSource source;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final CountDownLatch done = new CountDownLatch(1);
-    // the periodic full rescan; replaced by rescanEvery
-    private ScheduledFuture<?> periodic;
-    private Duration period;
-    /** How long a device the host took away stays listed as Unhealthy at most (see {@link #keepDepartedFor}). */
-    public static final Duration DEPARTED_KEPT = Duration.ofSeconds(30);
-    private volatile Duration departedKept = DEPARTED_KEPT;
-    // the pass that drops departed devices, when the periodic one is further away; the rescan thread's alone
-    private ScheduledFuture<?> departuresPass;
 
-    private PluginRuntime(EpollEventLoopGroup group, KubeletRegistrar registrar, ReconcileLoop loop, DirectoryWatch watch,
-                          Worker rescan, NodeStateSource source) {
+    private PluginRuntime(EpollEventLoopGroup group, KubeletRegistrar registrar, ReconcileLoop loop, DirectoryWatch watch) {
         this.group = group;
         this.registrar = registrar;
         this.loop = loop;
         this.watch = watch;
-        this.rescan = rescan;
-        this.source = source;
-        this.rescanSoon = new CoalescingTrigger(rescan, this::rescanOnce);
     }
 
     /**
-     * Reads the first state on the calling thread (so a bad configuration fails here, loudly),
-     * then serves it and rescans every {@link PluginSettings#rescanInterval()}, reading the whole
-     * host ({@link NodeStateSource#readFully()}).
+     * Checks the device-plugin dir and removes the sockets a previous run left, then starts the
+     * event loop and connects to the kubelet's registration socket on a second thread while the
+     * caller reads the first state; {@link Starting#serve} then serves.
      */
-    public static PluginRuntime start(PluginSettings settings, NodeStateSource source) throws IOException {
-        return start(settings, source, PluginListener.NONE);
-    }
-
-    /**
-     * As {@link #start(PluginSettings, NodeStateSource)}, telling {@code listener} what the servers
-     * do; the device-plugin dir is watched on a thread of its own, {@value #DIR_WATCH_THREAD}.
-     */
-    public static PluginRuntime start(PluginSettings settings, NodeStateSource source, PluginListener listener) throws IOException {
-        return start(settings, source, listener, DirectoryWatcher.ownThread(DIR_WATCH_THREAD));
-    }
-
-    /** As {@link #start(PluginSettings, NodeStateSource, PluginListener)}, watching the device-plugin dir with {@code watcher}. */
-    public static PluginRuntime start(PluginSettings settings, NodeStateSource source, PluginListener listener, DirectoryWatcher watcher)
-            throws IOException {
+    public static Starting begin(PluginSettings settings) throws IOException {
         checkPluginDir(settings.pluginDir());
         StaleSockets.remove(settings.pluginDir());
         // Netty unpacks and loads its native epoll library on first use, and the group starts its thread: on a second core while
@@ -108,37 +71,69 @@ public final class PluginRuntime implements AutoCloseable {
         }, "vfio-dp-start");
         starter.setDaemon(true);
         starter.start();
-        TargetState first;
-        try {
-            first = source.read();
-        } catch (RuntimeException e) {
-            transport.thenAccept(Transport::close);
-            throw e;
+        return new Starting(settings, transport);
+    }
+
+    /**
+     * The device plugins while they start: {@link #serve} once the first state is read; closing
+     * closes what started, the runtime included once it serves.
+     */
+    public static final class Starting implements AutoCloseable {
+        private final PluginSettings settings;
+        private final CompletableFuture<Transport> transport;
+        private PluginRuntime runtime;
+
+        private Starting(PluginSettings settings, CompletableFuture<Transport> transport) {
+            this.settings = settings;
+            this.transport = transport;
         }
-        Transport started;
-        try {
-            started = transport.join();
-        } catch (CompletionException e) {
-            throw (IOException) e.getCause();
+
+        /**
+         * The runtime, serving nothing until its first {@link #apply}: the reconcile loop telling
+         * {@code listener} what the servers do, the device-plugin dir watched with {@code watcher}.
+         */
+        public synchronized PluginRuntime serve(PluginListener listener, DirectoryWatcher watcher) throws IOException {
+            if (runtime != null) throw new IllegalStateException("the device plugins serve already");
+            Transport started;
+            try {
+                started = transport.join();
+            } catch (CompletionException e) {
+                throw (IOException) e.getCause();
+            }
+            EpollEventLoopGroup group = started.group();
+            KubeletRegistrar registrar = started.registrar();
+            ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(),
+                    settings.safetySweep(), listener);
+            DirectoryWatch watch;
+            try {
+                watch = watcher.watch(settings.pluginDir(), "device-plugin dir",
+                        change -> PluginDirChanges.apply(change, loop, settings.pluginDir()));
+            } catch (IOException e) {
+                loop.close();
+                registrar.close();
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+                throw e;
+            }
+            runtime = new PluginRuntime(group, registrar, loop, watch);
+            return runtime;
         }
-        EpollEventLoopGroup group = started.group();
-        KubeletRegistrar registrar = started.registrar();
-        ReconcileLoop loop = new ReconcileLoop(settings.pluginDir(), group, registrar, settings.registrationBackoff(), settings.safetySweep(),
-                listener);
-        DirectoryWatch watch;
-        try {
-            watch = watcher.watch(settings.pluginDir(), "device-plugin dir", change -> PluginDirChanges.apply(change, loop, settings.pluginDir()));
-        } catch (IOException e) {
-            loop.close();
-            registrar.close();
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-            throw e;
+
+        /** As {@link #serve(PluginListener, DirectoryWatcher)}, the dir watched on a thread of its own, {@value #DIR_WATCH_THREAD}. */
+        public PluginRuntime serve(PluginListener listener) throws IOException {
+            return serve(listener, DirectoryWatcher.ownThread(DIR_WATCH_THREAD));
         }
-        Worker rescan = Worker.start(RESCAN_THREAD);
-        PluginRuntime runtime = new PluginRuntime(group, registrar, loop, watch, rescan, source);
-        source.devicePluginsHanded(first, loop.apply(first));
-        runtime.rescanEvery(settings.rescanInterval());
-        return runtime;
+
+        /** The runtime {@link #serve} started. */
+        public synchronized PluginRuntime runtime() {
+            if (runtime == null) throw new IllegalStateException("the device plugins do not serve yet");
+            return runtime;
+        }
+
+        @Override
+        public synchronized void close() {
+            if (runtime != null) runtime.close();
+            else transport.thenAccept(Transport::close);
+        }
     }
 
     /** The event loop every server and Register call shares, and the registrar on it. */
@@ -183,108 +178,27 @@ public final class PluginRuntime implements AutoCloseable {
         return loop;
     }
 
-    /**
-     * Rescans soon, on the rescan thread, instead of waiting for the next period. Calls while a
-     * rescan is queued join it: a burst of file events costs one scan after the one in flight,
-     * never a pile of them behind a slow sysfs.
-     */
-    public void rescanNow() {
-        if (!closed.get()) rescanSoon.fire();
+    /** Serves {@code state.plugins()} from now on; completes once the handlers allocate from it. */
+    @Override
+    public CompletableFuture<Void> apply(TargetState state) {
+        return loop.apply(state);
     }
 
-    /**
-     * From now on, the periodic full rescan runs every {@code period}, the first one {@code period}
-     * from now: serve lengthens it while kernel uevents arrive and shortens it when they stop.
-     */
-    public synchronized void rescanEvery(Duration period) {
-        if (closed.get()) return;
-        if (periodic != null) periodic.cancel(false);
-        try {
-            periodic = rescan.every(period, this::fullRescanOnce);
-            this.period = period;
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
-            // closed meanwhile: nothing to rescan for
-        }
-    }
-
-    /**
-     * Runs {@code task} on the rescan thread, the one every pass after the first runs on, after the
-     * passes queued there; dropped once closed. The first pass's state is with the reconcile loop by
-     * the time {@link #start} returns, so work that follows from it waits for no kubelet call.
-     */
-    public void onPassThread(Runnable task) {
-        rescan.offer(task);
-    }
-
-    private void rescanOnce() {
-        pass(source::read);
-    }
-
-    private void fullRescanOnce() {
-        pass(source::readFully);
-    }
-
-    private void pass(java.util.function.Supplier<TargetState> read) {
-        try {
-            TargetState state = read.get();
-            source.devicePluginsHanded(state, loop.apply(state));
-            if (source.wantsAnotherPass()) dropDepartedLater();
-        } catch (RuntimeException e) {
-            log.warn("rescan failed, keeping the previous state: {}", e.getMessage());
-        }
-    }
-
-    /**
-     * A device the host took away is listed once more as Unhealthy, with the reason, and dropped by
-     * the next pass. With the full rescan every 30 s that was at most 30 s; under kernel uevents the
-     * next pass may be minutes away, so one is asked for after {@code kept} (the periodic rescan
-     * does it when it comes sooner). Meanwhile the kubelet allocates nothing from it, and an
-     * Allocate naming it is told why.
-     */
-    public void keepDepartedFor(Duration kept) {
-        if (kept.isNegative() || kept.isZero()) throw new IllegalArgumentException("departed devices kept for a non-positive time: " + kept);
-        departedKept = kept;
-    }
-
-    private void dropDepartedLater() {
-        Duration kept = departedKept;
-        Duration every;
-        synchronized (this) {
-            every = period;
-        }
-        if (every != null && every.compareTo(kept) <= 0 || departuresPass != null && !departuresPass.isDone()) return;
-        try {
-            departuresPass = rescan.schedule(this::rescanOnce, kept);
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
-            // closed meanwhile: nothing to drop
-        }
-    }
-
-    /** Blocks until {@link #close()} has finished. */
-    public void awaitClosed() throws InterruptedException {
-        done.await();
+    @Override
+    public Set<String> offers(TargetState state) {
+        return state.plugins().deviceIds();
     }
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            try {
-                done.await(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return;
-        }
+        if (!closed.compareAndSet(false, true)) return;
         try {
-            rescan.close();
             watch.close();
             loop.close();
             registrar.close();
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(3, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } finally {
-            done.countDown();
         }
     }
 }

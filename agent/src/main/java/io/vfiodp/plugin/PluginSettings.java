@@ -9,13 +9,11 @@ import java.util.Objects;
  * How the plugin runs.
  *
  * @param pluginDir           the kubelet's device-plugin directory ({@code kubelet.sock} and our sockets)
- * @param rescanInterval      period of the full rescan that feeds the reconcile loop
  * @param safetySweep         period of the sweep that backs up the directory watch
  * @param registrationTimeout deadline of one {@code Register} call
  * @param registrationBackoff waits between failed registrations (retried for ever)
  */
-public record PluginSettings(Path pluginDir, Duration rescanInterval, Duration safetySweep, Duration registrationTimeout,
-                             Backoff registrationBackoff) {
+public record PluginSettings(Path pluginDir, Duration safetySweep, Duration registrationTimeout, Backoff registrationBackoff) {
 
     public static final Duration DEFAULT_SAFETY_SWEEP = Duration.ofSeconds(5);
     public static final Duration DEFAULT_REGISTRATION_TIMEOUT = Duration.ofSeconds(5);
@@ -23,14 +21,13 @@ public record PluginSettings(Path pluginDir, Duration rescanInterval, Duration s
 
     public PluginSettings {
         Objects.requireNonNull(pluginDir, "pluginDir");
-        requirePositive(rescanInterval, "rescan interval");
         requirePositive(safetySweep, "safety sweep interval");
         requirePositive(registrationTimeout, "registration timeout");
         Objects.requireNonNull(registrationBackoff, "registrationBackoff");
     }
 
-    public static PluginSettings of(Path pluginDir, Duration rescanInterval) {
-        return new PluginSettings(pluginDir, rescanInterval, DEFAULT_SAFETY_SWEEP, DEFAULT_REGISTRATION_TIMEOUT, DEFAULT_BACKOFF);
+    public static PluginSettings of(Path pluginDir) {
+        return new PluginSettings(pluginDir, DEFAULT_SAFETY_SWEEP, DEFAULT_REGISTRATION_TIMEOUT, DEFAULT_BACKOFF);
     }
 
     private static void requirePositive(Duration d, String what) {

@@ -89,7 +89,7 @@ final class ReconcilePass {
         if (!c.kubelet().equals(kubelet)) {
             if (c.kubelet().isPresent()) {
                 epoch++;
-                int count = target.desired().resources().size();
+                int count = target.plugins().resources().size();
                 log(Log.info(epoch == 1 ? "kubelet.sock is there: registering " + count + " resource(s)"
                         : "kubelet.sock was re-created (kubelet restart): registering " + count + " resource(s) again"));
                 // Whatever the previous kubelet knew, this one knows nothing.

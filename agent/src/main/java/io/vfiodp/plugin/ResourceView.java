@@ -52,12 +52,12 @@ public final class ResourceView {
     /** A view of every resource of {@code target}. */
     public static SortedMap<ResourceName, ResourceView> allOf(TargetState target) {
         Map<String, ResourceName> owners = new HashMap<>();
-        for (DesiredResource r : target.desired().resources().values()) {
+        for (DesiredResource r : target.plugins().resources().values()) {
             for (ExposedDevice d : r.devices()) owners.put(d.id(), r.name());
         }
         Map<String, ResourceName> frozenOwners = Map.copyOf(owners);
         SortedMap<ResourceName, ResourceView> views = new TreeMap<>();
-        for (DesiredResource r : target.desired().resources().values()) {
+        for (DesiredResource r : target.plugins().resources().values()) {
             views.put(r.name(), new ResourceView(r, target.devNodes(), frozenOwners));
         }
         return views;

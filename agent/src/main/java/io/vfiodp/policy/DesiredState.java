@@ -2,7 +2,9 @@ package io.vfiodp.policy;
 
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -29,6 +31,13 @@ public record DesiredState(SortedMap<ResourceName, DesiredResource> resources) {
             }
         }
         resources = Collections.unmodifiableSortedMap(copy);
+    }
+
+    /** The IDs of every resource's devices. */
+    public Set<String> deviceIds() {
+        Set<String> out = new HashSet<>();
+        resources.values().forEach(r -> r.devices().forEach(d -> out.add(d.id())));
+        return out;
     }
 
     public static DesiredState of(Iterable<DesiredResource> list) {

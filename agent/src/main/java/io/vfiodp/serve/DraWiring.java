@@ -8,13 +8,13 @@ import io.vfiodp.dra.claims.Checkpoint;
 import io.vfiodp.dra.claims.ClaimFiles;
 import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.dra.model.NumaForm;
+import io.vfiodp.handover.HandoverClaims;
 import io.vfiodp.host.scan.NumaTopologyReader;
 import io.vfiodp.kube.DeviceClassEvents;
 import io.vfiodp.kube.HealthEvents;
 import io.vfiodp.kube.NodeEventRecorder;
 import io.vfiodp.kubelet.PodResourcesReading;
 import io.vfiodp.metrics.ServingMetrics;
-import io.vfiodp.node.ClaimedDevices;
 import io.vfiodp.triggers.DirectoryWatcher;
 import io.vfiodp.triggers.Ticker;
 import java.io.IOException;
@@ -49,8 +49,8 @@ final class DraWiring {
      * @param driver the running driver, if any
      * @param held   the devices prepared claims hold: the driver's, or its checkpoint's when it cannot run
      */
-    record Started(Optional<DraDriver> driver, Supplier<ClaimedDevices> held) {
-        static final Started NONE = new Started(Optional.empty(), () -> ClaimedDevices.NONE);
+    record Started(Optional<DraDriver> driver, Supplier<HandoverClaims> held) {
+        static final Started NONE = new Started(Optional.empty(), () -> HandoverClaims.NONE);
     }
 
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
@@ -120,7 +120,7 @@ final class DraWiring {
                     + " the claims the kubelet still has prepared are not all known, so every pass asks its PodResources API which devices"
                     + " they hold: those stay out of the device plugins (all of them while it cannot be read), the rest are offered",
                     lost.reason(), String.join(" and ", missing));
-            return new Started(Optional.empty(), () -> new ClaimedDevices.Unknown(known, lost.reason()));
+            return new Started(Optional.empty(), () -> new HandoverClaims.Unknown(known, lost.reason()));
         }
         SortedMap<String, PreparedClaim> claims = reading instanceof Checkpoint.Loaded loaded ? loaded.claims() : ((Checkpoint.Lost) reading).known();
         if (!missing.isEmpty()) {
@@ -134,7 +134,7 @@ final class DraWiring {
             log.warn("DRA: no resource is routed to DRA, but {} holds {} claim(s) prepared by driver {}; the driver that would serve the"
                     + " kubelet's unprepare calls for them needs {}: their devices {} stay out of the device plugins", checkpoint.file(),
                     claims.size(), driverName, String.join(" and ", missing), new TreeSet<>(held));
-            return new Started(Optional.empty(), () -> new ClaimedDevices.Known(held));
+            return new Started(Optional.empty(), () -> new HandoverClaims.Known(held));
         }
         DraDriver driver = driver(config, client.get(), events, metrics, holders, watcher, closer, pluginDir, pods);
         if (reading instanceof Checkpoint.Lost) {

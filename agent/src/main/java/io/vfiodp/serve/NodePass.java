@@ -1,5 +1,6 @@
 package io.vfiodp.serve;
 
+import io.vfiodp.handover.HandoverGate;
 import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.node.HostScans;
 import io.vfiodp.node.NodeStateSource;
@@ -8,9 +9,7 @@ import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.config.ConfigSource;
 import io.vfiodp.vgpu.VgpuLayoutStep;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -20,9 +19,8 @@ import java.util.function.LongSupplier;
  * reading and the scan, never the layout's sysfs writes. Where the scan follows kernel uevents
  * ({@link HostScans}), a pass whose layout step wrote to sysfs reads the whole host, as does
  * {@link #readFully()}: a vGPU type written to a VF sends no uevent. What scan and policy want is
- * then cut by the {@link NodeSwitch} so that no device is offered both ways, and the state goes to
- * the DRA driver, when one runs, before the device plugins get it: the passes come one after
- * another, so the driver sees the states in the order the device plugins do.
+ * then cut by the {@link HandoverGate} so that no device is offered both ways; the node loop hands
+ * the state to the sides.
  */
 public final class NodePass implements NodeStateSource {
 
@@ -32,28 +30,23 @@ public final class NodePass implements NodeStateSource {
     private final ServingMetrics metrics;
     private final LongSupplier nanoTime;
     private final Optional<HostScans> scans;
-    private final Optional<NodeSwitch> handover;
-    private final Function<TargetState, CompletableFuture<Void>> dra;
+    private final Optional<HandoverGate> handover;
     private final Consumer<TargetState> wantedSeen;
 
     /** A pass whose scan reads everything every time, for the device plugins alone. */
     public NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, ServingMetrics metrics,
                     LongSupplier nanoTime) {
-        this(configs, layout, scanPolicy, Optional.empty(), metrics, nanoTime, Optional.empty(), state -> CompletableFuture.completedFuture(null),
-                wanted -> { });
+        this(configs, layout, scanPolicy, Optional.empty(), metrics, nanoTime, Optional.empty(), wanted -> { });
     }
 
     /**
      * @param scans    the scans {@code scanPolicy} reads, when they may be incremental
      * @param handover cuts every state so that no device is offered both ways; without it, states go as the policy made them
-     * @param dra      takes every state the pass makes (the DRA driver's {@code apply}, which only enqueues); its answer
-     *                 completes once the driver decides on it
      * @param wantedSeen told every state scan and policy make, before the switch cuts it: every device of the node, one that
      *                 waits for a side to let go of it included (who holds what); must return at once
      */
     NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, Optional<HostScans> scans,
-             ServingMetrics metrics, LongSupplier nanoTime, Optional<NodeSwitch> handover, Function<TargetState, CompletableFuture<Void>> dra,
-             Consumer<TargetState> wantedSeen) {
+             ServingMetrics metrics, LongSupplier nanoTime, Optional<HandoverGate> handover, Consumer<TargetState> wantedSeen) {
         this.configs = configs;
         this.layout = layout;
         this.scanPolicy = scanPolicy;
@@ -61,7 +54,6 @@ public final class NodePass implements NodeStateSource {
         this.metrics = metrics;
         this.nanoTime = nanoTime;
         this.handover = handover;
-        this.dra = dra;
         this.wantedSeen = wantedSeen;
     }
 
@@ -88,10 +80,7 @@ public final class NodePass implements NodeStateSource {
             TargetState wanted = scanPolicy.read(config);
             metrics.scanSucceeded(seconds(reading + nanoTime.getAsLong() - scanStart));
             wantedSeen.accept(wanted);
-            TargetState state = handover.map(h -> h.decide(wanted)).orElse(wanted);
-            CompletableFuture<Void> takenIn = dra.apply(state);
-            handover.ifPresent(h -> h.handedToDra(state, takenIn));
-            return state;
+            return handover.map(h -> h.decide(wanted)).orElse(wanted);
         } catch (RuntimeException e) {
             metrics.scanFailed(seconds(reading + nanoTime.getAsLong() - scanStart));
             throw e;
@@ -100,12 +89,7 @@ public final class NodePass implements NodeStateSource {
 
     @Override
     public boolean wantsAnotherPass() {
-        return scanPolicy.wantsAnotherPass() || handover.map(NodeSwitch::waiting).orElse(false);
-    }
-
-    @Override
-    public void devicePluginsHanded(TargetState state, CompletableFuture<Void> takenIn) {
-        handover.ifPresent(h -> h.handedToPlugins(state, takenIn));
+        return scanPolicy.wantsAnotherPass() || handover.map(HandoverGate::waiting).orElse(false);
     }
 
     private static double seconds(long nanos) {

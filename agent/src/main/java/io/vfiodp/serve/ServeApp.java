@@ -5,6 +5,9 @@ import io.vfiodp.doctor.DoctorSettings;
 import io.vfiodp.doctor.KubeletPaths;
 import io.vfiodp.doctor.PassthroughWatch;
 import io.vfiodp.dra.DraDriver;
+import io.vfiodp.dra.model.DeviceNames;
+import io.vfiodp.handover.HandoverGate;
+import io.vfiodp.handover.HandoverRecordFile;
 import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.scan.ReaderPool;
 import io.vfiodp.host.scan.SysfsScanner;
@@ -21,11 +24,12 @@ import io.vfiodp.metrics.MetricsAddress;
 import io.vfiodp.metrics.MetricsServer;
 import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.node.HostScans;
+import io.vfiodp.node.NodeLoop;
+import io.vfiodp.node.NodeSide;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.plugin.PluginListener;
 import io.vfiodp.plugin.PluginListeners;
 import io.vfiodp.plugin.PluginRuntime;
-import io.vfiodp.plugin.OfferedDevicesFile;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.triggers.DirectoryWatches;
 import io.vfiodp.vgpu.VgpuLayoutStep;
@@ -33,8 +37,9 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,8 +47,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The one place {@code serve} is put together, from a {@link ServeConfig}: the configuration's
  * source (the KubeVirt CR or the local file), the vGPU layout step, the DRA driver, the pass
- * (configuration, layout, scan, policy), the device-plugin runtime, its triggers (kernel uevents,
- * the {@code /dev/vfio} watch, the periodic full rescan), who holds which device ({@link HoldersWiring}) and the HTTP endpoints.
+ * (configuration, layout, scan, policy), the device-plugin runtime, the node loop that hands both
+ * sides every pass's state and its triggers (kernel uevents, the {@code /dev/vfio} watch, the
+ * periodic full rescan), who holds which device ({@link HoldersWiring}) and the HTTP endpoints.
  * Everything started goes onto one stack and is closed in reverse order, on a failure during
  * start-up and on {@link #close()} (SIGTERM) alike.
  */
@@ -55,16 +61,16 @@ public final class ServeApp implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
 
     private final Closer closer;
-    private final PluginRuntime runtime;
+    private final NodeLoop node;
     private final Optional<MetricsServer> metricsServer;
     private final Optional<MetricsServer> probeServer;
     private final HostScans scans;
     private final HoldersWiring holders;
 
-    private ServeApp(Closer closer, PluginRuntime runtime, Optional<MetricsServer> metricsServer, Optional<MetricsServer> probeServer,
+    private ServeApp(Closer closer, NodeLoop node, Optional<MetricsServer> metricsServer, Optional<MetricsServer> probeServer,
                      HostScans scans, HoldersWiring holders) {
         this.closer = closer;
-        this.runtime = runtime;
+        this.node = node;
         this.metricsServer = metricsServer;
         this.probeServer = probeServer;
         this.scans = scans;
@@ -118,10 +124,10 @@ public final class ServeApp implements AutoCloseable {
             DraWiring.Started draStarted = DraWiring.start(config, configs.client(), configs.events(), metrics, holders.draListener(), watches,
                     closer, pods);
             Optional<DraDriver> dra = draStarted.driver();
-            NodeSwitch handover = new NodeSwitch(new OfferedDevicesFile(config.devicePluginDir()), pods, draStarted.held(),
-                    config.dra().driverName(), config.nodeName().orElse(""), NodeSwitch.TAKE_IN_WAIT);
+            HandoverGate handover = new HandoverGate(new HandoverRecordFile(config.devicePluginDir()), pods, draStarted.held(),
+                    config.dra().driverName(), config.nodeName().orElse(""), DeviceNames::of, HandoverGate.TAKE_IN_WAIT);
             NodePass pass = new NodePass(configs.configs(), layout, scanPolicy, Optional.of(scans), metrics, System::nanoTime,
-                    Optional.of(handover), state -> dra.map(d -> d.apply(state)).orElse(CompletableFuture.completedFuture(null)), holders::offered);
+                    Optional.of(handover), holders::offered);
             // before the first scan: a change between that scan and the socket would be missed
             UeventWiring kernelEvents = UeventWiring.open(config, scans, uevents, closer);
 
@@ -131,13 +137,20 @@ public final class ServeApp implements AutoCloseable {
                 log.info("device health changes are logged, not posted as Node events: {}",
                         ConfigWiring.withoutEvents(config, apiWanted, configs.client().isPresent()));
             }
-            PluginRuntime runtime = closer.add(PluginRuntime.start(PluginSettings.of(config.devicePluginDir(), kernelEvents.rescanPeriod()),
-                    pass, listener, watches));
+            PluginRuntime.Starting plugins = closer.add(PluginRuntime.begin(PluginSettings.of(config.devicePluginDir())));
+            // the DRA driver first: the pass waits for it to take each state in before the device plugins get it
+            NodeLoop node = closer.add(NodeLoop.start(pass, () -> {
+                List<NodeSide> sides = new ArrayList<>();
+                dra.ifPresent(d -> sides.add(handover.dra(d)));
+                sides.add(handover.plugins(plugins.serve(listener, watches)));
+                return sides;
+            }, kernelEvents.rescanPeriod()));
+            PluginRuntime runtime = plugins.runtime();
             // the first pass's state is with the reconcile loop and the DRA driver, which register on threads of their own
-            runtime.onPassThread(doctor::tellFirstPass);
-            kernelEvents.listen(runtime, closer);
+            node.onPassThread(doctor::tellFirstPass);
+            kernelEvents.listen(node, closer);
             // the kernel creates /dev/vfio/<group> when a group's last member binds to a VFIO driver and removes it when one unbinds
-            closer.add(watches.watch(config.devRoot().resolve("vfio"), "/dev/vfio dir", change -> runtime.rescanNow()));
+            closer.add(watches.watch(config.devRoot().resolve("vfio"), "/dev/vfio dir", change -> node.rescanNow()));
             Optional<MetricsServer> server = Optional.empty();
             if (metricsAt.isPresent()) {
                 MetricsServer.Endpoints endpoints = probesAt.isPresent() ? MetricsServer.Endpoints.METRICS : MetricsServer.Endpoints.ALL;
@@ -147,8 +160,8 @@ public final class ServeApp implements AutoCloseable {
             if (probesAt.isPresent()) {
                 probes = Optional.of(closer.add(serveHttp(probesAt.get(), MetricsServer.Endpoints.PROBES, registry, metrics, runtime, dra, doctor)));
             }
-            configs.follower().ifPresent(f -> f.attach(runtime::rescanNow));
-            return new ServeApp(closer, runtime, server, probes, scans, holders);
+            configs.follower().ifPresent(f -> f.attach(node::rescanNow));
+            return new ServeApp(closer, node, server, probes, scans, holders);
         } catch (IOException | RuntimeException e) {
             closer.close();
             throw e;
@@ -176,9 +189,9 @@ public final class ServeApp implements AutoCloseable {
                 new KubeletPaths(config.devicePluginDir(), config.dra().enabled(), config.dra().registryDir(), config.dra().cdiDir()));
     }
 
-    /** The device-plugin side, for tests that drive it. */
-    PluginRuntime runtime() {
-        return runtime;
+    /** The node loop, for tests that ask for a pass. */
+    NodeLoop node() {
+        return node;
     }
 
     /** The passes' scans: full or incremental, and whether uevents are tracked. */
@@ -202,7 +215,7 @@ public final class ServeApp implements AutoCloseable {
 
     /** Blocks until {@link #close()} has finished. */
     public void awaitClosed() throws InterruptedException {
-        runtime.awaitClosed();
+        node.awaitClosed();
     }
 
     /** Stops everything, last started first. */

@@ -3,7 +3,7 @@ package io.vfiodp.serve;
 import io.vfiodp.host.uevent.UeventSocket;
 import io.vfiodp.host.uevent.UeventSource;
 import io.vfiodp.node.HostScans;
-import io.vfiodp.plugin.PluginRuntime;
+import io.vfiodp.node.NodeLoop;
 import io.vfiodp.triggers.ProblemLog;
 import io.vfiodp.triggers.UeventWatch;
 import java.io.IOException;
@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * Kernel uevents as a reason for a pass: each burst of events asks for a pass that reads again only
  * the devices they named ({@link HostScans}); lost events ask for a full scan. The socket is opened
  * before the first scan, so that no change falls between that scan and the first event; it is read
- * only once the runtime serves (the kernel keeps what comes meanwhile). Where uevents cannot be
+ * only once the node loop runs (the kernel keeps what comes meanwhile). Where uevents cannot be
  * had, it says so once and the periodic full rescan stays the only source, at its shorter period;
  * if receiving fails later, the rescan goes back to that period.
  */
@@ -39,7 +39,7 @@ final class UeventWiring {
     private final Optional<UeventSource> source;
     // the start-up thread's, then the watch thread's (started after the last start-up use)
     private final ProblemLog problems;
-    private PluginRuntime runtime;
+    private NodeLoop node;
 
     private UeventWiring(ServeConfig config, HostScans scans, Optional<UeventSource> source, ProblemLog problems) {
         this.config = config;
@@ -95,9 +95,9 @@ final class UeventWiring {
     }
 
     /** Starts receiving, each burst asking {@code served} for a pass; the watch goes onto {@code closer}. */
-    void listen(PluginRuntime served, Closer closer) {
+    void listen(NodeLoop served, Closer closer) {
         if (source.isEmpty()) return;
-        runtime = served;
+        node = served;
         closer.add(UeventWatch.start(source.get(), THREAD, UeventWatch.Coalescing.DEFAULT, this::onBurst));
     }
 
@@ -115,9 +115,9 @@ final class UeventWiring {
                 problems.problem("kernel uevents stopped: " + f.reason() + "; device changes are seen by the full rescan, now every "
                         + config.rescanPeriod(false) + ", and the /dev/vfio watch");
                 scans.tracking(false);
-                runtime.rescanEvery(config.rescanPeriod(false));
+                node.rescanEvery(config.rescanPeriod(false));
             }
         }
-        runtime.rescanNow();
+        node.rescanNow();
     }
 }

@@ -9,7 +9,7 @@ import io.vfiodp.dra.claims.Checkpoint;
 import io.vfiodp.dra.claims.ClaimFiles;
 import io.vfiodp.kubelet.HeldDevice;
 import io.vfiodp.kubelet.PodResourcesReading;
-import io.vfiodp.node.ClaimedDevices;
+import io.vfiodp.handover.HandoverClaims;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.proto.dra.v1.NodePrepareResourceResponse;
 import java.io.IOException;
@@ -67,7 +67,7 @@ class DraLostCheckpointTest {
             // rebuilt from PodResources and the API, and recorded again
             await().atMost(Duration.ofSeconds(30)).until(() -> checkpoint(h) instanceof Checkpoint.Loaded l
                     && l.claims().containsKey(first.getMetadata().getUid()));
-            assertThat(h.driver.heldDevices()).isEqualTo(new ClaimedDevices.Known(Set.of("0000:1a:00.0")));
+            assertThat(h.driver.heldDevices()).isEqualTo(new HandoverClaims.Known(Set.of("0000:1a:00.0")));
             assertThat(prepare(h, first).getError()).isEmpty();
         }
     }
@@ -83,11 +83,11 @@ class DraLostCheckpointTest {
             String error = prepare(h, c).getError();
             assertThat(error).contains("DRA checkpoint " + h.settings.pluginDir().resolve(Checkpoint.FILE) + " is empty",
                     "PodResources API cannot tell", "no claim is prepared until it answers", "mount /var/lib/kubelet/pod-resources");
-            assertThat(h.driver.heldDevices()).isInstanceOf(ClaimedDevices.Unknown.class);
+            assertThat(h.driver.heldDevices()).isInstanceOf(HandoverClaims.Unknown.class);
 
             h.pods = () -> new PodResourcesReading.Listed(List.of());
             assertThat(prepare(h, c).getError()).isEmpty();
-            await().atMost(Duration.ofSeconds(30)).until(() -> h.driver.heldDevices() instanceof ClaimedDevices.Known);
+            await().atMost(Duration.ofSeconds(30)).until(() -> h.driver.heldDevices() instanceof HandoverClaims.Known);
         }
     }
 
@@ -102,7 +102,7 @@ class DraLostCheckpointTest {
 
             h.restartDriver(NODE);
 
-            assertThat(h.driver.heldDevices()).isInstanceOf(ClaimedDevices.Unknown.class);
+            assertThat(h.driver.heldDevices()).isInstanceOf(HandoverClaims.Unknown.class);
             ResourceClaim second = Claims.create(h.api.client(), Claims.allocated("second", "u", Claims.ours(A)));
             assertThat(prepare(h, second).getError()).contains("is missing, but claims were prepared here");
         }

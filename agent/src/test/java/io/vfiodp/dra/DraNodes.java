@@ -53,7 +53,7 @@ public final class DraNodes {
             resources.add(new DesiredResource(r.name(), r.kind(), r.devices().stream()
                     .map(d -> d.id().equals(id) ? d.withHealth(health) : d).toList()));
         }
-        return new TargetState(state.desired(), state.devNodes(), new DraOffer(DesiredState.of(resources), state.dra().profiles()));
+        return new TargetState(state.plugins(), state.devNodes(), new DraOffer(DesiredState.of(resources), state.dra().profiles()));
     }
 
     public static TargetState allDra(String node) {

@@ -274,6 +274,6 @@ class DraSlicesTest {
                 .map(r -> new DesiredResource(r.name(), r.kind(), r.devices().stream().filter(d -> !d.id().equals(id)).toList())).toList();
         TreeMap<String, io.vfiodp.policy.DeviceProfile> profiles = new TreeMap<>(state.dra().profiles());
         profiles.remove(id);
-        return new TargetState(state.desired(), state.devNodes(), new DraOffer(DesiredState.of(kept), profiles));
+        return new TargetState(state.plugins(), state.devNodes(), new DraOffer(DesiredState.of(kept), profiles));
     }
 }

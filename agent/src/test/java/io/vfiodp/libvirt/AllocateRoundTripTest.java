@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.host.DevNodes;
 import io.vfiodp.host.PciAddress;
-import io.vfiodp.plugin.PluginRuntime;
+import io.vfiodp.plugin.ServedPlugins;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
@@ -85,7 +85,7 @@ class AllocateRoundTripTest {
         List<String> vgpuAllocated = List.of(UUID_B);
         Map<String, String> computeContainerEnv = new HashMap<>();
         try (KubeletSimulator kubelet = KubeletSimulator.start(pluginDir);
-             PluginRuntime plugin = PluginRuntime.start(PluginSettings.of(pluginDir, Duration.ofHours(1)), () -> NODE)) {
+             ServedPlugins plugin = ServedPlugins.start(PluginSettings.of(pluginDir), Duration.ofHours(1), () -> NODE)) {
             kubelet.awaitRegistrations(List.of(T4, VGPU), 1, Duration.ofSeconds(10));
             ContainerAllocateResponse t4 = kubelet.allocate(T4, List.of(t4Allocated)).getContainerResponses(0);
             ContainerAllocateResponse vgpu = kubelet.allocate(VGPU, List.of(vgpuAllocated)).getContainerResponses(0);

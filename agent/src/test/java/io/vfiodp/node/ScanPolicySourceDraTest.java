@@ -32,7 +32,7 @@ class ScanPolicySourceDraTest {
     @Test
     void aRoutedResourceLeavesTheDevicePluginsAndIsOfferedThroughDraWithProfiles() throws Exception {
         TargetState t = source(new AtomicReference<>(scan("t4-vgpu")), "nvidia.com/GRID_T4-2Q").read();
-        assertThat(t.desired().resources().keySet()).extracting(Object::toString).containsExactly("nvidia.com/GRID_T4-1Q");
+        assertThat(t.plugins().resources().keySet()).extracting(Object::toString).containsExactly("nvidia.com/GRID_T4-1Q");
         assertThat(t.dra().resources().resources().keySet()).extracting(Object::toString).containsExactly("nvidia.com/GRID_T4-2Q");
         assertThat(t.dra().profiles()).containsOnlyKeys("7f4a2c9e-1d3b-4a86-b5e7-2c9d0f8a6e13", "e26b8d05-4f7c-4391-8a2e-5b1d9c7f3a64");
         assertThat(t.dra().profiles().get("7f4a2c9e-1d3b-4a86-b5e7-2c9d0f8a6e13").kind()).isEqualTo(DraKind.MDEV);
@@ -43,7 +43,7 @@ class ScanPolicySourceDraTest {
     void withoutRoutingNothingGoesToDra() throws Exception {
         TargetState t = source(new AtomicReference<>(scan("l40s-sriov")), "none").read();
         assertThat(t.dra().resources().resources()).isEmpty();
-        assertThat(t.desired().resources()).hasSize(2);
+        assertThat(t.plugins().resources()).hasSize(2);
     }
 
     @Test

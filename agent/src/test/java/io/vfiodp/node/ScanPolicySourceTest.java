@@ -39,7 +39,7 @@ class ScanPolicySourceTest {
         TargetState t4 = source.read();
         source.read();
         assertThat(loads).containsExactly(Set.of(), Set.of(0x10de));
-        assertThat(t4.desired().resources().keySet()).extracting(Object::toString).containsExactly("nvidia.com/TU104GL_TESLA_T4");
+        assertThat(t4.plugins().resources().keySet()).extracting(Object::toString).containsExactly("nvidia.com/TU104GL_TESLA_T4");
 
         host.set(scan("l40s-sriov"));
         source.read();
@@ -54,8 +54,8 @@ class ScanPolicySourceTest {
         TargetState filtered = new ScanPolicySource(() -> t4, LocalConfig.of(Optional.empty()),
                 vendors -> PciIds.load(Optional.of(bundledCopy()), vendors), Optional.empty()).read();
 
-        assertThat(filtered.desired()).isEqualTo(whole.desired());
-        assertThat(filtered.desired().resources().keySet()).extracting(Object::toString).containsExactly("nvidia.com/TU104GL_TESLA_T4");
+        assertThat(filtered.plugins()).isEqualTo(whole.plugins());
+        assertThat(filtered.plugins().resources().keySet()).extracting(Object::toString).containsExactly("nvidia.com/TU104GL_TESLA_T4");
     }
 
     private static Path bundledCopy() throws java.io.IOException {

@@ -190,7 +190,7 @@ class AllocationProperties {
 
     private Arbitrary<Served> served() {
         return Arbitraries.of(FixtureNodes.NODES).map(this::node)
-                .flatMap(node -> Arbitraries.of(node.desired().resources().values().stream()
+                .flatMap(node -> Arbitraries.of(node.plugins().resources().values().stream()
                         .filter(r -> !r.devices().isEmpty()).toList())
                         .flatMap(r -> Arbitraries.subsetOf(r.devices().stream().map(ExposedDevice::id).toList()).map(unhealthy -> {
                             SortedMap<ResourceName, ResourceView> views = ResourceView.allOf(
@@ -268,7 +268,7 @@ class AllocationProperties {
 
     private Set<String> allIds(Served s) {
         Set<String> ids = new LinkedHashSet<>();
-        node(s.fixture()).desired().resources().values().forEach(r -> r.devices().forEach(d -> ids.add(d.id())));
+        node(s.fixture()).plugins().resources().values().forEach(r -> r.devices().forEach(d -> ids.add(d.id())));
         return ids;
     }
 

@@ -32,10 +32,10 @@ class DevicePluginDirRemovedTest {
     @Test
     void dirRemovedAndCreatedAgainIsWatchedAgainSoLaterKubeletRestartsShowAtOnce() throws Exception {
         Path dir = Files.createDirectories(temp.resolve("device-plugins"));
-        PluginSettings settings = new PluginSettings(dir, Duration.ofHours(1), Duration.ofHours(1), PluginSettings.DEFAULT_REGISTRATION_TIMEOUT,
+        PluginSettings settings = new PluginSettings(dir, Duration.ofHours(1), PluginSettings.DEFAULT_REGISTRATION_TIMEOUT,
                 PluginSettings.DEFAULT_BACKOFF);
         KubeletSimulator kubelet = KubeletSimulator.start(dir);
-        try (PluginRuntime runtime = PluginRuntime.start(settings, () -> state(resource(T4, pci("0000:3b:00.0", 12, 0))))) {
+        try (ServedPlugins runtime = ServedPlugins.start(settings, Duration.ofHours(1), () -> state(resource(T4, pci("0000:3b:00.0", 12, 0))))) {
             kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
             ProcessLevels before = ProcessLevels.now();
 

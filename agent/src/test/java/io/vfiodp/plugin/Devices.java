@@ -74,7 +74,7 @@ final class Devices {
 
     /** {@code state} with its healthy devices among {@code ids} turned Unhealthy for {@code reason}, as a rescan would report them. */
     static TargetState unhealthy(TargetState state, Set<String> ids, String reason) {
-        List<DesiredResource> resources = state.desired().resources().values().stream()
+        List<DesiredResource> resources = state.plugins().resources().values().stream()
                 .map(r -> new DesiredResource(r.name(), r.kind(), r.devices().stream()
                         .map(d -> ids.contains(d.id()) && d.health().isHealthy() ? d.withHealth(Health.unhealthy(reason)) : d).toList()))
                 .toList();

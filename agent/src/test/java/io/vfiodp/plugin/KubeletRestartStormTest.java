@@ -178,7 +178,7 @@ class KubeletRestartStormTest {
     private static Map<String, DesiredResource> expectedResources(ServedHost node) throws java.io.IOException {
         TargetState state = new ScanPolicySource(new SysfsScanner(node.host.sys(), node.host.dev())::scan, Optional.empty(),
                 PciIds.bundled()).read();
-        return state.desired().resources().values().stream()
+        return state.plugins().resources().values().stream()
                 .collect(Collectors.toMap(r -> r.name().value(), Function.identity(), (a, b) -> a, java.util.TreeMap::new));
     }
 
@@ -204,7 +204,7 @@ class KubeletRestartStormTest {
      * at yet. A check asked for now runs before the status read after it (one thread, in order),
      * so every resource registered with the kubelet that check saw means none is left.
      */
-    private static void awaitNothingPending(PluginRuntime runtime) {
+    private static void awaitNothingPending(ServedPlugins runtime) {
         await("every resource registered, after a fresh check").atMost(WAIT).untilAsserted(() -> {
             runtime.loop().requestSweep();
             assertThat(runtime.loop().status().get(30, TimeUnit.SECONDS)).as("resources not registered with the current kubelet")

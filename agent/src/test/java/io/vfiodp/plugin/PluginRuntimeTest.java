@@ -54,7 +54,7 @@ class PluginRuntimeTest {
     private Set<Thread> threadsBefore;
     private final AtomicReference<TargetState> hostState = new AtomicReference<>(NODE);
     private KubeletSimulator kubelet;
-    private PluginRuntime runtime;
+    private ServedPlugins runtime;
 
     @BeforeEach
     void start() throws Exception {
@@ -68,8 +68,8 @@ class PluginRuntimeTest {
         if (kubelet != null) kubelet.close();
     }
 
-    private PluginRuntime startPlugin() throws Exception {
-        runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)), hostState::get);
+    private ServedPlugins startPlugin() throws Exception {
+        runtime = ServedPlugins.start(PluginSettings.of(dir), Duration.ofHours(1), hostState::get);
         return runtime;
     }
 
@@ -101,7 +101,7 @@ class PluginRuntimeTest {
 
         runtime.onPassThread(() -> ranOn.complete(Thread.currentThread().getName()));
 
-        assertThat(ranOn.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(PluginRuntime.RESCAN_THREAD);
+        assertThat(ranOn.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(io.vfiodp.node.NodeLoop.PASS_THREAD);
     }
 
     @Test
@@ -274,8 +274,8 @@ class PluginRuntimeTest {
      */
     @Test
     void fiveKubeletRestartsInARowEachReRegisterEveryResource() throws Exception {
-        runtime = PluginRuntime.start(new PluginSettings(dir, Duration.ofHours(1), Duration.ofHours(1), PluginSettings.DEFAULT_REGISTRATION_TIMEOUT,
-                PluginSettings.DEFAULT_BACKOFF), hostState::get);
+        runtime = ServedPlugins.start(new PluginSettings(dir, Duration.ofHours(1), PluginSettings.DEFAULT_REGISTRATION_TIMEOUT,
+                PluginSettings.DEFAULT_BACKOFF), Duration.ofHours(1), hostState::get);
         kubelet.awaitRegistrations(List.of(T4, A100), 1, WAIT);
 
         for (int round = 2; round <= 6; round++) {
@@ -394,7 +394,7 @@ class PluginRuntimeTest {
                 return departing.getAndSet(false);
             }
         };
-        runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)), source);
+        runtime = ServedPlugins.start(PluginSettings.of(dir), Duration.ofHours(1), source);
         runtime.keepDepartedFor(Duration.ofMillis(100));
         int before = reads.get();
 

@@ -46,7 +46,7 @@ class RescanBoundsTest {
 
     @Test
     void burstOfTriggersDuringASlowScanCostsOneMoreScan() throws Exception {
-        try (PluginRuntime runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)), this::slowScan)) {
+        try (ServedPlugins runtime = ServedPlugins.start(PluginSettings.of(dir), Duration.ofHours(1), this::slowScan)) {
             int afterStart = scans.get();
             CountDownLatch release = new CountDownLatch(1);
             hold.set(release);

@@ -103,7 +103,7 @@ class ServeFailuresTest {
         String base = temp.toAbsolutePath().toString();
         Path dir = Files.createDirectories(temp.resolve("k".repeat(Math.max(1, 107 - base.length() - 1 - 30))));
         try (KubeletSimulator kubelet = KubeletSimulator.start(dir);
-             PluginRuntime runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)), new ScanPolicySource(
+             ServedPlugins runtime = ServedPlugins.start(PluginSettings.of(dir), Duration.ofHours(1), new ScanPolicySource(
                      new io.vfiodp.host.scan.SysfsScanner(FIXTURES.resolve("hgx-8gpu/sys"), FIXTURES.resolve("hgx-8gpu/dev"))::scan,
                      java.util.Optional.empty(), io.vfiodp.host.pciids.PciIds.bundled()))) {
             kubelet.awaitRegistrations(List.of(GPUS, NVSWITCH), 1, WAIT);

@@ -34,7 +34,7 @@ class ServeOnFixturesTest {
 
     @TempDir Path dir;
     private KubeletSimulator kubelet;
-    private PluginRuntime runtime;
+    private ServedPlugins runtime;
 
     @AfterEach
     void stop() {
@@ -46,7 +46,7 @@ class ServeOnFixturesTest {
     private List<String> serve(String fixture, String... expected) throws Exception {
         Path node = FIXTURES.resolve(fixture);
         kubelet = KubeletSimulator.start(dir);
-        runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)),
+        runtime = ServedPlugins.start(PluginSettings.of(dir), Duration.ofHours(1),
                 new ScanPolicySource(new SysfsScanner(node.resolve("sys"), node.resolve("dev"))::scan, Optional.empty(), PciIds.bundled()));
         kubelet.awaitRegistrations(List.of(expected), 1, WAIT);
         return kubelet.registrations().stream().map(KubeletSimulator.Registration::resourceName).sorted().toList();
@@ -170,7 +170,7 @@ class ServeOnFixturesTest {
         Trees.copy(FIXTURES.resolve("t4-numa"), copy);
         String t4 = "nvidia.com/TU104GL_TESLA_T4";
         kubelet = KubeletSimulator.start(dir);
-        runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)),
+        runtime = ServedPlugins.start(PluginSettings.of(dir), Duration.ofHours(1),
                 new ScanPolicySource(new SysfsScanner(copy.resolve("sys"), copy.resolve("dev"))::scan, Optional.empty(), PciIds.bundled()));
         kubelet.awaitRegistrations(List.of(t4), 1, WAIT);
         Watch watch = kubelet.watch(t4);
@@ -197,10 +197,10 @@ class ServeOnFixturesTest {
             Path fixtureDir = dir.resolve(fixture);
             java.nio.file.Files.createDirectories(fixtureDir);
             try (KubeletSimulator k = KubeletSimulator.start(fixtureDir);
-                 PluginRuntime r = PluginRuntime.start(PluginSettings.of(fixtureDir, Duration.ofHours(1)), () -> expected)) {
-                List<String> names = expected.desired().resources().keySet().stream().map(Object::toString).toList();
+                 ServedPlugins r = ServedPlugins.start(PluginSettings.of(fixtureDir), Duration.ofHours(1), () -> expected)) {
+                List<String> names = expected.plugins().resources().keySet().stream().map(Object::toString).toList();
                 k.awaitRegistrations(names, 1, WAIT);
-                for (var resource : expected.desired().resources().values()) {
+                for (var resource : expected.plugins().resources().values()) {
                     ListAndWatchResponse update = k.watch(resource.name().value()).awaitUpdate(u -> true, WAIT);
                     assertThat(update.getDevicesList()).as(fixture + " " + resource.name())
                             .extracting(Device::getID).containsExactlyElementsOf(resource.devices().stream().map(d -> d.id()).toList());

@@ -32,7 +32,7 @@ class StaleSocketsTest {
 
     @TempDir Path dir;
     private KubeletSimulator kubelet;
-    private PluginRuntime runtime;
+    private ServedPlugins runtime;
 
     @BeforeEach
     void startKubelet() throws Exception {
@@ -46,7 +46,7 @@ class StaleSocketsTest {
     }
 
     private void startPlugin() throws Exception {
-        runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)), () -> state(resource(T4, pci("0000:3b:00.0", 12, 0))));
+        runtime = ServedPlugins.start(PluginSettings.of(dir), Duration.ofHours(1), () -> state(resource(T4, pci("0000:3b:00.0", 12, 0))));
         kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
     }
 

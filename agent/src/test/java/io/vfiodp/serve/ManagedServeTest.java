@@ -16,7 +16,7 @@ import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.node.ScanPolicySource;
-import io.vfiodp.plugin.PluginRuntime;
+import io.vfiodp.plugin.ServedPlugins;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.policy.config.LocalConfig;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
@@ -59,7 +59,7 @@ class ManagedServeTest {
     private final EpollEventLoopGroup group = new EpollEventLoopGroup(1);
     private Server podResources;
     private KubeletSimulator kubelet;
-    private PluginRuntime runtime;
+    private ServedPlugins runtime;
     private PodResourcesClient client;
 
     @AfterEach
@@ -102,7 +102,7 @@ class ManagedServeTest {
                 Clock.systemUTC()), System::nanoTime);
         kubelet = KubeletSimulator.start(Files.createDirectories(tmp.resolve("plugins")));
 
-        runtime = PluginRuntime.start(PluginSettings.of(tmp.resolve("plugins"), Duration.ofHours(1)), source);
+        runtime = ServedPlugins.start(PluginSettings.of(tmp.resolve("plugins")), Duration.ofHours(1), source);
         kubelet.awaitRegistrations(List.of("nvidia.com/GRID_T4-1Q", "nvidia.com/GRID_T4-2Q"), 1, WAIT);
 
         assertThat(listed("nvidia.com/GRID_T4-1Q", 16)).isEqualTo(16);

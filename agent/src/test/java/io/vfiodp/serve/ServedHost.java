@@ -8,7 +8,7 @@ import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.node.NodeStateSource;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.plugin.PluginListener;
-import io.vfiodp.plugin.PluginRuntime;
+import io.vfiodp.plugin.ServedPlugins;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
@@ -32,11 +32,11 @@ public final class ServedHost implements AutoCloseable {
 
     public final HostTree host;
     public final KubeletSimulator kubelet;
-    public final PluginRuntime runtime;
+    public final ServedPlugins runtime;
     private final DirectoryWatch watch;
     private final AtomicInteger scans;
 
-    private ServedHost(HostTree host, KubeletSimulator kubelet, PluginRuntime runtime, DirectoryWatch watch, AtomicInteger scans) {
+    private ServedHost(HostTree host, KubeletSimulator kubelet, ServedPlugins runtime, DirectoryWatch watch, AtomicInteger scans) {
         this.host = host;
         this.kubelet = kubelet;
         this.runtime = runtime;
@@ -60,7 +60,7 @@ public final class ServedHost implements AutoCloseable {
             scans.incrementAndGet();
             return scanner.scan();
         }, Optional.empty(), PciIds.bundled());
-        PluginRuntime runtime = PluginRuntime.start(PluginSettings.of(plugins, rescanInterval), pass.apply(policy), listener);
+        ServedPlugins runtime = ServedPlugins.start(PluginSettings.of(plugins), rescanInterval, pass.apply(policy), listener);
         DirectoryWatch watch = DirectoryWatch.start(host.dev().resolve("vfio"), "/dev/vfio dir", "served-host-vfio-watch",
                 change -> runtime.rescanNow());
         return new ServedHost(host, kubelet, runtime, watch, scans);

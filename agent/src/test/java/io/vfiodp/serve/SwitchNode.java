@@ -117,7 +117,7 @@ final class SwitchNode implements AutoCloseable {
 
     /** One more pass now, as the rescan a waiting device asks for would bring. */
     void pass() {
-        serve.runtime().rescanNow();
+        serve.node().rescanNow();
     }
 
     /** What the kubelet may allocate of {@value #T4} through the device plugin now (by the grace rule, on the test's clock). */

@@ -47,7 +47,7 @@ class UeventServeTest {
         serve = ServeApp.start(new ServeConfig(config.sysfsRoot(), config.devRoot(), config.procRoot(), config.pciIds(), config.config(), plugins, false,
                 Optional.empty(), Optional.empty(), Optional.of(Duration.ofHours(1)), UeventMode.on, "", config.vgpu(), ServeConfig.Dra.OFF, config.version()),
                 kernel.opener());
-        serve.runtime().keepDepartedFor(Duration.ofMillis(200));
+        serve.node().keepDepartedFor(Duration.ofMillis(200));
         kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
         watch = kubelet.watch(T4);
         watch.awaitUpdates(1, WAIT);

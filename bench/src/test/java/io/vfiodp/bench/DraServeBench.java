@@ -78,7 +78,7 @@ public final class DraServeBench {
 
     private static List<String> resources(Path fixture) throws Exception {
         return new ScanPolicySource(new SysfsScanner(fixture.resolve("sys"), fixture.resolve("dev"))::scan, Optional.empty(), PciIds.bundled())
-                .read().desired().resources().keySet().stream().map(Object::toString).toList();
+                .read().plugins().resources().keySet().stream().map(Object::toString).toList();
     }
 
     private static void prepareLatency(List<String> command, Path fixture, int calls) throws Exception {

@@ -113,7 +113,7 @@ public final class ServeBench {
                     List.of(java, "-jar", jar.toString())));
         }
         List<String> resources = new ScanPolicySource(new SysfsScanner(fixture.resolve("sys"), fixture.resolve("dev"))::scan,
-                Optional.empty(), PciIds.bundled()).read().desired().resources().keySet().stream().map(Object::toString).toList();
+                Optional.empty(), PciIds.bundled()).read().plugins().resources().keySet().stream().map(Object::toString).toList();
         System.out.println(Runtime.getRuntime().availableProcessors() + " CPUs; fixture " + fixture + "; resources " + resources
                 + "; " + runs + " counted starts per configuration");
 

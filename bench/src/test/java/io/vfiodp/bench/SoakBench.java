@@ -1,6 +1,6 @@
 package io.vfiodp.bench;
 
-import io.vfiodp.plugin.OfferedDevicesFile;
+import io.vfiodp.handover.HandoverRecordFile;
 import io.vfiodp.testkit.deviceplugin.KubeletSimulator;
 import io.vfiodp.host.fixtures.Trees;
 import io.vfiodp.host.pciids.PciIds;
@@ -154,7 +154,7 @@ public final class SoakBench {
     /** Each served resource and its devices, as the plugin's own scan and policy see the node copy. */
     private static Map<String, List<ExposedDevice>> servedDevices(Path node) throws IOException {
         var desired = new ScanPolicySource(new SysfsScanner(node.resolve("sys"), node.resolve("dev"))::scan, Optional.empty(), PciIds.bundled())
-                .read().desired();
+                .read().plugins();
         Map<String, List<ExposedDevice>> out = new TreeMap<>();
         for (DesiredResource r : desired.resources().values()) out.put(r.name().value(), r.devices());
         if (out.isEmpty()) throw new IllegalArgumentException("the fixture exposes no resource to soak");
@@ -263,7 +263,7 @@ public final class SoakBench {
         try (Stream<Path> left = Files.list(plugins)) {
             // the directory of the record of what the device plugins offered outlives serve on purpose (docs/dra-migration.md)
             List<String> names = left.map(p -> p.getFileName().toString())
-                    .filter(n -> !n.equals(KubeletSimulator.SOCKET) && !n.equals(OfferedDevicesFile.DIR)).sorted().toList();
+                    .filter(n -> !n.equals(KubeletSimulator.SOCKET) && !n.equals(HandoverRecordFile.DIR)).sorted().toList();
             if (!names.isEmpty()) errors.unexpected("the plugin left " + names + " in the device-plugin dir");
         }
     }

@@ -193,7 +193,7 @@ public final class DraHealthLatencyBench {
     private static void fullRescan(ServeApp serve, TreeKernel kernel, TreeKernel.Change change) throws Exception {
         kernel.silently(change);
         serve.scans().fullScanNext();
-        serve.runtime().rescanNow();
+        serve.node().rescanNow();
     }
 
     private static List<Integer> sizesWhileTainted(PoolWatch pool, HostTree host, int group, String device) throws Exception {

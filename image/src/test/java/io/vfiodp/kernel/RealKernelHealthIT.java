@@ -109,7 +109,7 @@ class RealKernelHealthIT {
         leaving.put(address, "Unhealthy");
         int from = lines().size();
         timed("hot-remove (QMP device_del)", () -> guest.qmp().execute("device_del", Map.of("id", "hot-edu")), EDU, leaving);
-        // listed that once, then dropped: by the pass for the kernel's next burst, else PluginRuntime.DEPARTED_KEPT later
+        // listed that once, then dropped: by the pass for the kernel's next burst, else NodeLoop.DEPARTED_KEPT later
         awaitList(EDU, from, BOTH_EDUS);
         assertThat(GuestHosts.sysfs(guest)).doesNotContainKey(address);
     }

@@ -15,7 +15,7 @@ import io.vfiodp.kube.MockKubeApi;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
 import io.vfiodp.kube.kubevirt.model.PermittedHostDevices;
 import io.vfiodp.node.ScanPolicySource;
-import io.vfiodp.plugin.PluginRuntime;
+import io.vfiodp.plugin.ServedPlugins;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.proto.deviceplugin.v1beta1.Device;
 import io.vfiodp.proto.deviceplugin.v1beta1.ListAndWatchResponse;
@@ -54,7 +54,7 @@ class KubeVirtApiFaultsTest {
     private KubernetesClient pluginClient;
     private KubeletSimulator kubelet;
     private KubeVirtPolicyFollower follower;
-    private PluginRuntime runtime;
+    private ServedPlugins runtime;
 
     @BeforeAll
     static void loadPciIds() throws Exception {
@@ -85,7 +85,7 @@ class KubeVirtApiFaultsTest {
                 readable -> { }, firstReadingWait, KubeVirtConfigWatcherTest.FAST);
         ScanPolicySource source = new ScanPolicySource(new SysfsScanner(T4_NUMA.resolve("sys"), T4_NUMA.resolve("dev"))::scan,
                 follower.configs(), vendors -> pciIds, Optional.of(follower.problems()::report));
-        runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofMillis(200)), source);
+        runtime = ServedPlugins.start(PluginSettings.of(dir), Duration.ofMillis(200), source);
         follower.attach(runtime::rescanNow);
     }
 

@@ -20,7 +20,7 @@ import io.vfiodp.kube.kubevirt.model.PermittedHostDevices;
 import io.vfiodp.metrics.MetricsTestSupport;
 import io.vfiodp.metrics.ServingMetrics;
 import io.vfiodp.node.ScanPolicySource;
-import io.vfiodp.plugin.PluginRuntime;
+import io.vfiodp.plugin.ServedPlugins;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.plugin.SocketNames;
 import io.vfiodp.policy.ResourceName;
@@ -65,7 +65,7 @@ class KubeVirtLiveReconcileTest {
     private KubernetesClient pluginClient;
     private KubeletSimulator kubelet;
     private KubeVirtPolicyFollower follower;
-    private PluginRuntime runtime;
+    private ServedPlugins runtime;
     private final PrometheusRegistry registry = new PrometheusRegistry();
 
     @BeforeAll
@@ -102,7 +102,7 @@ class KubeVirtLiveReconcileTest {
         };
         ScanPolicySource source = new ScanPolicySource(new SysfsScanner(node.resolve("sys"), node.resolve("dev"))::scan,
                 follower.configs(), vendors -> pciIds, Optional.of(problems));
-        runtime = PluginRuntime.start(PluginSettings.of(dir, Duration.ofHours(1)), source);
+        runtime = ServedPlugins.start(PluginSettings.of(dir), Duration.ofHours(1), source);
         follower.attach(runtime::rescanNow);
     }
 

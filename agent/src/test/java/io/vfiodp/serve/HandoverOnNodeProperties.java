@@ -33,7 +33,7 @@ import net.jqwik.api.ShrinkingMode;
  * while a device-plugin pod holds it, and none is held both ways; once the churn stops, every
  * device is offered where the routing says. Each history runs serve for real, so there are few.
  */
-class NodeSwitchSimulatorProperties {
+class HandoverOnNodeProperties {
 
     private static final Set<String> HEALTHY = Set.of("0000:1a:00.0", "0000:1b:00.0", "0000:b1:00.0");
 

@@ -1,6 +1,5 @@
-package io.vfiodp.plugin;
+package io.vfiodp.handover;
 
-import io.vfiodp.node.OfferRecord;
 import io.vfiodp.state.AtomicFile;
 import io.vfiodp.state.JsonShape;
 import io.vfiodp.state.StateEnvelope;
@@ -23,7 +22,7 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Where the {@link OfferRecord} is kept across restarts: {@value #FILE} in the directory
+ * Where the {@link HandoverRecord} is kept across restarts: {@value #FILE} in the directory
  * {@value #DIR} of the device-plugin directory (the one directory serve always writes), a
  * {@link StateEnvelope state file} written through {@link AtomicFile}.
  *
@@ -41,7 +40,7 @@ import tools.jackson.databind.node.ObjectNode;
  * lost, or a version that kept none ran, and any device may be held. A file that cannot be read,
  * is empty or fails its checks is lost too, never read as no device.
  */
-public final class OfferedDevicesFile {
+public final class HandoverRecordFile {
 
     public static final String DIR = "vfio-device-plugin";
     public static final String FILE = "offered-devices.json";
@@ -53,11 +52,11 @@ public final class OfferedDevicesFile {
             + " been shown not to hold since (PodResources); one ID a line";
     private static final Pattern DEVICE_ID = Pattern.compile(
             "[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
-    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.plugin");
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.handover");
 
     private final Path pluginDir;
 
-    public OfferedDevicesFile(Path devicePluginDir) {
+    public HandoverRecordFile(Path devicePluginDir) {
         this.pluginDir = devicePluginDir;
     }
 
@@ -70,26 +69,26 @@ public final class OfferedDevicesFile {
     }
 
     /**
-     * The record, or {@link OfferRecord.Lost} saying why there is none to trust. A record an
+     * The record, or {@link HandoverRecord.Lost} saying why there is none to trust. A record an
      * earlier version left beside the sockets is merged in and moved over. Never throws.
      */
-    public OfferRecord load() {
-        OfferRecord current = current();
-        OfferRecord legacy;
+    public HandoverRecord load() {
+        HandoverRecord current = current();
+        HandoverRecord legacy;
         try {
             legacy = legacy(StateEnvelope.readRegular(legacyFile()));
         } catch (NoSuchFileException e) {
             return current;
         } catch (IOException e) {
-            legacy = new OfferRecord.Lost(e.getMessage());
+            legacy = new HandoverRecord.Lost(e.getMessage());
         }
         // a record in both places: an earlier version ran after this one; what either names may be held
         boolean neverWritten = !Files.exists(file().getParent(), LinkOption.NOFOLLOW_LINKS);
-        OfferRecord merged = neverWritten ? legacy : switch (current) {
-            case OfferRecord.Lost lost -> lost;
-            case OfferRecord.Known k -> legacy instanceof OfferRecord.Known l ? union(k, l) : legacy;
+        HandoverRecord merged = neverWritten ? legacy : switch (current) {
+            case HandoverRecord.Lost lost -> lost;
+            case HandoverRecord.Known k -> legacy instanceof HandoverRecord.Known l ? union(k, l) : legacy;
         };
-        if (merged instanceof OfferRecord.Known k) {
+        if (merged instanceof HandoverRecord.Known k) {
             try {
                 write(k);
                 log.info("switch: moved the record of what the device plugins offered from {} to {}, where the kubelet leaves it",
@@ -103,26 +102,26 @@ public final class OfferedDevicesFile {
     }
 
     /** The record in its own directory: lost when a file that should be there is not, or fails its checks. */
-    private OfferRecord current() {
+    private HandoverRecord current() {
         return switch (StateEnvelope.read(file(), KIND, Set.of(VERSION))) {
             case StateReading.Found f -> {
                 try {
-                    yield new OfferRecord.Known(devices(f.content()));
+                    yield new HandoverRecord.Known(devices(f.content()));
                 } catch (IOException e) {
-                    yield new OfferRecord.Lost(file() + ": " + e.getMessage());
+                    yield new HandoverRecord.Lost(file() + ": " + e.getMessage());
                 }
             }
-            case StateReading.Legacy l -> new OfferRecord.Lost(file() + " is not a record the agent wrote (it has no kind)");
-            case StateReading.Lost l -> new OfferRecord.Lost(l.reason());
+            case StateReading.Legacy l -> new HandoverRecord.Lost(file() + " is not a record the agent wrote (it has no kind)");
+            case StateReading.Lost l -> new HandoverRecord.Lost(l.reason());
             case StateReading.Missing m -> {
                 if (Files.exists(file().getParent(), LinkOption.NOFOLLOW_LINKS)) {
-                    yield new OfferRecord.Lost(file() + " is missing, though its directory is there");
+                    yield new HandoverRecord.Lost(file() + " is missing, though its directory is there");
                 }
                 if (Files.exists(pluginDir.resolve(KUBELET_CHECKPOINT))) {
-                    yield new OfferRecord.Lost(file() + " is missing, and the kubelet has run device plugins on this node ("
+                    yield new HandoverRecord.Lost(file() + " is missing, and the kubelet has run device plugins on this node ("
                             + KUBELET_CHECKPOINT + " is there)");
                 }
-                yield OfferRecord.Known.NONE;
+                yield HandoverRecord.Known.NONE;
             }
         };
     }
@@ -138,14 +137,14 @@ public final class OfferedDevicesFile {
     }
 
     /** Exactly what the earlier versions wrote (their header, sorted IDs one a line), else lost: it had no checksum. */
-    private OfferRecord legacy(byte[] bytes) {
+    private HandoverRecord legacy(byte[] bytes) {
         String text = new String(bytes, StandardCharsets.UTF_8);
         List<String> lines = text.lines().toList();
         TreeSet<String> ids = new TreeSet<>();
         if (!lines.isEmpty()) lines.subList(1, lines.size()).forEach(ids::add);
         boolean exact = !lines.isEmpty() && lines.getFirst().equals(LEGACY_HEADER) && ids.stream().allMatch(id -> DEVICE_ID.matcher(id).matches())
                 && text.equals(legacyText(ids));
-        return exact ? new OfferRecord.Known(ids) : new OfferRecord.Lost(legacyFile() + " is not a record as earlier versions wrote it");
+        return exact ? new HandoverRecord.Known(ids) : new HandoverRecord.Lost(legacyFile() + " is not a record as earlier versions wrote it");
     }
 
     private static String legacyText(TreeSet<String> ids) {
@@ -154,10 +153,10 @@ public final class OfferedDevicesFile {
         return b.toString();
     }
 
-    private static OfferRecord.Known union(OfferRecord.Known a, OfferRecord.Known b) {
+    private static HandoverRecord.Known union(HandoverRecord.Known a, HandoverRecord.Known b) {
         Set<String> all = new TreeSet<>(a.devices());
         all.addAll(b.devices());
-        return new OfferRecord.Known(all);
+        return new HandoverRecord.Known(all);
     }
 
     /**
@@ -165,7 +164,7 @@ public final class OfferedDevicesFile {
      *
      * @throws IOException naming the file when it cannot be written
      */
-    public void write(OfferRecord.Known record) throws IOException {
+    public void write(HandoverRecord.Known record) throws IOException {
         Path dir = file().getParent();
         if (Files.isSymbolicLink(dir)) throw new IOException("cannot write " + file() + ": " + dir + " is a symbolic link, which the agent never makes");
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {

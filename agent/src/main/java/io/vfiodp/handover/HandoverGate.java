@@ -1,13 +1,9 @@
-package io.vfiodp.serve;
+package io.vfiodp.handover;
 
-import io.vfiodp.dra.model.DeviceNames;
 import io.vfiodp.kubelet.HeldDevice;
 import io.vfiodp.kubelet.PodResourcesReading;
-import io.vfiodp.node.ClaimedDevices;
-import io.vfiodp.node.Handover;
-import io.vfiodp.node.OfferRecord;
+import io.vfiodp.node.NodeSide;
 import io.vfiodp.node.TargetState;
-import io.vfiodp.plugin.OfferedDevicesFile;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.ExposedDevice;
@@ -24,36 +20,41 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The per-node switch between the device plugins and DRA, as each pass applies it: what each side
- * offers and was handed, what prepared claims hold, the {@link OfferRecord} kept across restarts
+ * offers and was handed, what prepared claims hold, the {@link HandoverRecord} kept across restarts
  * and, only when a device waits on it, the kubelet's PodResources. {@link Handover} decides; this
  * class reads, keeps the record written before the device plugins are handed a device, and says
- * what waits and why (each line once, as it appears). Confined to the pass's thread.
+ * what waits and why (each line once, as it appears). The node loop hands the sides their states
+ * through it ({@link #dra}, {@link #plugins}), so it knows what each was handed. Confined to the
+ * pass's thread.
  */
-final class NodeSwitch {
+public final class HandoverGate {
 
     /** How long a pass waits for a side to take in the state the pass before handed it. */
-    static final Duration TAKE_IN_WAIT = Duration.ofSeconds(10);
-    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.serve");
+    public static final Duration TAKE_IN_WAIT = Duration.ofSeconds(10);
+    private static final Logger log = LoggerFactory.getLogger("io.vfiodp.handover");
 
-    private final OfferedDevicesFile file;
+    private final HandoverRecordFile file;
     private final Supplier<PodResourcesReading> pods;
     private final Duration takeInWait;
-    private final Supplier<ClaimedDevices> claimed;
+    private final Supplier<HandoverClaims> claimed;
     private final String driver;
     private final String pool;
-    private final Handed plugins = new Handed();
-    private final Handed dra = new Handed();
+    private final Function<ExposedDevice, String> draName;
+    private final HandoverSide plugins = new HandoverSide();
+    private final HandoverSide dra = new HandoverSide();
     private final NewLines waits = new NewLines();
     private final ProblemLog unproven = new ProblemLog(log);
     private final ProblemLog unrecorded = new ProblemLog(log);
     private final ProblemLog claimsLost = new ProblemLog(log);
-    private OfferRecord record;
+    private HandoverRecord record;
     private boolean waiting;
 
     /**
@@ -61,18 +62,20 @@ final class NodeSwitch {
      * @param claimed    the devices prepared DRA claims hold (the driver's, or its checkpoint's while no driver runs); when their
      *                   record was lost, PodResources is asked each pass, and any device counts as held until it answers
      * @param driver     the DRA driver's name and {@code pool} this node's: PodResources' DRA devices of theirs count as claimed
+     * @param draName    the name the DRA driver gives a device, as PodResources lists it
      * @param takeInWait how long a pass waits for a side to take in what it was handed ({@link #TAKE_IN_WAIT})
      */
-    NodeSwitch(OfferedDevicesFile file, Supplier<PodResourcesReading> pods, Supplier<ClaimedDevices> claimed, String driver, String pool,
-               Duration takeInWait) {
+    public HandoverGate(HandoverRecordFile file, Supplier<PodResourcesReading> pods, Supplier<HandoverClaims> claimed, String driver,
+                        String pool, Function<ExposedDevice, String> draName, Duration takeInWait) {
         this.file = file;
         this.pods = pods;
         this.takeInWait = takeInWait;
         this.claimed = claimed;
         this.driver = driver;
         this.pool = pool;
+        this.draName = draName;
         this.record = file.load();
-        if (record instanceof OfferRecord.Lost lost) {
+        if (record instanceof HandoverRecord.Lost lost) {
             log.warn("switch: the record of what the device plugins offered is lost: {}. Any device may be held by a pod through a device"
                     + " plugin: none goes to DRA until the kubelet's PodResources shows that no pod holds it; then the record is written"
                     + " again", lost.reason());
@@ -80,15 +83,15 @@ final class NodeSwitch {
     }
 
     /** What each side may offer of what {@code wanted} gives it. */
-    TargetState decide(TargetState wanted) {
-        ClaimedDevices claims = claimed.get();
+    public TargetState decide(TargetState wanted) {
+        HandoverClaims claims = claimed.get();
         Set<String> held = new HashSet<>(claims.known());
         Handover.Inputs in = new Handover.Inputs(wanted, plugins.mayOffer(takeInWait), dra.mayOffer(takeInWait), held, record,
                 Optional.empty());
-        if (Handover.needsPods(in) || claims instanceof ClaimedDevices.Unknown) {
+        if (Handover.needsPods(in) || claims instanceof HandoverClaims.Unknown) {
             PodResourcesReading reading = pods.get();
             held.addAll(claimedThroughPods(reading, wanted));
-            if (claims instanceof ClaimedDevices.Unknown lost) heldByLostClaims(lost, reading, wanted, held);
+            if (claims instanceof HandoverClaims.Unknown lost) heldByLostClaims(lost, reading, wanted, held);
             in = new Handover.Inputs(wanted, in.pluginsServe(), in.draServes(), held, record, Optional.of(reading));
             if (reading instanceof PodResourcesReading.Listed) unproven.resolved("switch: the kubelet's PodResources API answers again");
         } else {
@@ -96,7 +99,7 @@ final class NodeSwitch {
         }
         Handover.Outcome o = Handover.decide(in);
         TargetState target = o.target();
-        if (o.record() instanceof OfferRecord.Known next && !next.equals(record)) {
+        if (o.record() instanceof HandoverRecord.Known next && !next.equals(record)) {
             try {
                 file.write(next);
                 record = next;
@@ -107,7 +110,7 @@ final class NodeSwitch {
                 unrecorded.problem(e.getMessage(), "switch: " + e.getMessage() + "; the device plugins offer no device it does not name"
                         + " until it can be written");
             }
-        } else if (o.record() instanceof OfferRecord.Lost lost) {
+        } else if (o.record() instanceof HandoverRecord.Lost lost) {
             record = lost;
         }
         report(o.waits(), in.pods());
@@ -115,23 +118,53 @@ final class NodeSwitch {
         return target;
     }
 
-    /** The device plugins were handed {@code state}; it counts as offered until taken in, and after until the next is. */
-    void handedToPlugins(TargetState state, CompletableFuture<Void> takenIn) {
-        plugins.handed(ids(state.desired()), takenIn);
+    /**
+     * {@code side}, the DRA driver, as the passes hand it their states: each counts as offered
+     * until taken in, and after until the next is; a pass waits for the driver to take its state
+     * in, the slices included, so that the device plugins get a device of this state only once the
+     * API no longer lists it in this node's pool (at the start, the slices a previous run left).
+     */
+    public NodeSide dra(NodeSide side) {
+        return handing(side, this::handedToDra);
     }
 
     /**
-     * The DRA driver was handed {@code state}. Waits for it to take it in, the slices included, so
-     * that the device plugins get a device of this state only once the API no longer lists it in
-     * this node's pool (at the start, the slices a previous run left).
+     * {@code side}, the device plugins, as the passes hand it their states: each counts as offered
+     * until taken in, and after until the next is.
      */
-    void handedToDra(TargetState state, CompletableFuture<Void> takenIn) {
-        dra.handed(ids(state.dra().resources()), takenIn);
+    public NodeSide plugins(NodeSide side) {
+        return handing(side, this::handedToPlugins);
+    }
+
+    private static NodeSide handing(NodeSide side, BiConsumer<Set<String>, CompletableFuture<Void>> handed) {
+        return new NodeSide() {
+            @Override
+            public CompletableFuture<Void> apply(TargetState state) {
+                CompletableFuture<Void> takenIn = side.apply(state);
+                handed.accept(side.offers(state), takenIn);
+                return takenIn;
+            }
+
+            @Override
+            public Set<String> offers(TargetState state) {
+                return side.offers(state);
+            }
+        };
+    }
+
+    /** The device plugins were handed {@code devices}. */
+    void handedToPlugins(Set<String> devices, CompletableFuture<Void> takenIn) {
+        plugins.handed(devices, takenIn);
+    }
+
+    /** The DRA driver was handed {@code devices}: waits for it to take them in. */
+    void handedToDra(Set<String> devices, CompletableFuture<Void> takenIn) {
+        dra.handed(devices, takenIn);
         dra.awaitLast(takeInWait);
     }
 
     /** Whether a device waits for a side to let go of it: another pass is due soon. */
-    boolean waiting() {
+    public boolean waiting() {
         return waiting;
     }
 
@@ -139,10 +172,10 @@ final class NodeSwitch {
      * With the claims' record lost, every device counts as held by a claim until PodResources
      * answers; then the devices it lists for this driver's claims do ({@link #claimedThroughPods}).
      */
-    private void heldByLostClaims(ClaimedDevices.Unknown lost, PodResourcesReading reading, TargetState wanted, Set<String> held) {
+    private void heldByLostClaims(HandoverClaims.Unknown lost, PodResourcesReading reading, TargetState wanted, Set<String> held) {
         if (reading instanceof PodResourcesReading.Unreadable u) {
-            held.addAll(ids(wanted.desired()));
-            held.addAll(ids(wanted.dra().resources()));
+            held.addAll(wanted.plugins().deviceIds());
+            held.addAll(wanted.dra().resources().deviceIds());
             claimsLost.problem("unreadable", "switch: " + lost.reason() + ". The kubelet's PodResources API cannot be read (" + u.reason()
                     + "): any device may be held by a DRA claim the kubelet still has prepared, so the device plugins offer none until it"
                     + " answers (mount /var/lib/kubelet/pod-resources)");
@@ -156,8 +189,8 @@ final class NodeSwitch {
     private Set<String> claimedThroughPods(PodResourcesReading reading, TargetState wanted) {
         if (!(reading instanceof PodResourcesReading.Listed listed)) return Set.of();
         Map<String, String> idOf = new HashMap<>();
-        for (DesiredState s : List.of(wanted.desired(), wanted.dra().resources())) {
-            for (DesiredResource r : s.resources().values()) for (ExposedDevice d : r.devices()) idOf.put(DeviceNames.of(d), d.id());
+        for (DesiredState s : List.of(wanted.plugins(), wanted.dra().resources())) {
+            for (DesiredResource r : s.resources().values()) for (ExposedDevice d : r.devices()) idOf.put(draName.apply(d), d.id());
         }
         Set<String> out = new HashSet<>();
         for (HeldDevice h : listed.devices()) {
@@ -199,16 +232,10 @@ final class NodeSwitch {
         return r == Route.DRA ? "DRA" : "the device plugins";
     }
 
-    private static Set<String> ids(DesiredState s) {
-        Set<String> out = new HashSet<>();
-        s.resources().values().forEach(r -> r.devices().forEach(d -> out.add(d.id())));
-        return out;
-    }
-
     /** {@code target} with the device plugins' part cut to what {@code record} names (a record that names none says any). */
-    private static TargetState withinRecord(TargetState target, OfferRecord record) {
+    private static TargetState withinRecord(TargetState target, HandoverRecord record) {
         List<DesiredResource> kept = new ArrayList<>();
-        for (DesiredResource r : target.desired().resources().values()) {
+        for (DesiredResource r : target.plugins().resources().values()) {
             List<ExposedDevice> devices = r.devices().stream().filter(d -> record.mayHold(d.id())).toList();
             if (!devices.isEmpty()) kept.add(new DesiredResource(r.name(), r.kind(), devices));
         }

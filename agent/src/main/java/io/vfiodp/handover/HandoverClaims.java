@@ -1,4 +1,4 @@
-package io.vfiodp.node;
+package io.vfiodp.handover;
 
 import java.util.Objects;
 import java.util.Set;
@@ -7,7 +7,7 @@ import java.util.Set;
  * The devices prepared DRA claims hold, as the DRA driver (or, while none runs, its checkpoint)
  * knows them: what the device plugins must not offer.
  */
-public sealed interface ClaimedDevices {
+public sealed interface HandoverClaims {
 
     Known NONE = new Known(Set.of());
 
@@ -15,7 +15,7 @@ public sealed interface ClaimedDevices {
     Set<String> known();
 
     /** The claims' record is whole: these are all. */
-    record Known(Set<String> known) implements ClaimedDevices {
+    record Known(Set<String> known) implements HandoverClaims {
         public Known {
             known = Set.copyOf(known);
         }
@@ -26,7 +26,7 @@ public sealed interface ClaimedDevices {
      * any device may be held by a claim the kubelet still has prepared, until its PodResources
      * shows which.
      */
-    record Unknown(Set<String> known, String reason) implements ClaimedDevices {
+    record Unknown(Set<String> known, String reason) implements HandoverClaims {
         public Unknown {
             known = Set.copyOf(known);
             Objects.requireNonNull(reason, "reason");

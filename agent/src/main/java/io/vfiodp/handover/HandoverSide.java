@@ -1,4 +1,4 @@
-package io.vfiodp.serve;
+package io.vfiodp.handover;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -15,7 +15,7 @@ import java.util.concurrent.TimeoutException;
  * took in, and of every state handed to it since. A side takes states in the order they come, so
  * once one is taken in, those before it are over. Confined to the pass's thread.
  */
-final class Handed {
+final class HandoverSide {
 
     private record Pending(Set<String> devices, CompletableFuture<Void> takenIn) {}
 

@@ -1,17 +1,16 @@
-package io.vfiodp.serve;
+package io.vfiodp.handover;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vfiodp.dra.DraNodes;
 import io.vfiodp.dra.claims.Checkpoint;
+import io.vfiodp.dra.model.DeviceNames;
 import io.vfiodp.dra.claims.ClaimFiles;
 import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.dra.claims.PreparedDevice;
 import io.vfiodp.kubelet.HeldDevice;
 import io.vfiodp.kubelet.PodResourcesReading;
-import io.vfiodp.node.ClaimedDevices;
 import io.vfiodp.node.TargetState;
-import io.vfiodp.plugin.OfferedDevicesFile;
 import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.DraRouting;
 import io.vfiodp.policy.ExposedDevice;
@@ -43,7 +42,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /**
- * The switch's decisions ({@link NodeSwitch}, as serve runs it) under random histories: the routing
+ * The switch's decisions ({@link HandoverGate}, as serve runs it) under random histories: the routing
  * of the t4-numa node's devices flipping between the device plugins and DRA, passes, each side
  * taking in what it was handed late and in any interleaving, the kubelet allocating what the device
  * plugins offer, the scheduler and kubelet preparing claims on what DRA offers, pods ending, claims
@@ -56,12 +55,12 @@ import net.jqwik.api.Provide;
  * events no device is offered by both sides, offered by one and held through the other, or held
  * both ways; and once the churn stops every device ends up on its side.
  */
-class NodeSwitchProperties {
+class HandoverGateProperties {
 
     private static final Map<DraRouting, TargetState> WANTED = Map.of(
             DraRouting.NONE, DraNodes.state("t4-numa", DraRouting.NONE),
             DraRouting.ALL, DraNodes.state("t4-numa", DraRouting.ALL));
-    private static final Set<String> HEALTHY = healthy(WANTED.get(DraRouting.NONE).desired());
+    private static final Set<String> HEALTHY = healthy(WANTED.get(DraRouting.NONE).plugins());
     private static final String DRIVER = "vfio-device-plugin.io";
     private static final String POOL = "node-a";
 
@@ -100,7 +99,7 @@ class NodeSwitchProperties {
     private static final class Node {
         private final Path dir;
         private DraRouting routing = DraRouting.NONE;
-        private NodeSwitch sw;
+        private HandoverGate sw;
         private final Deque<Handing> toPlugins = new ArrayDeque<>();
         private final Deque<Handing> toDra = new ArrayDeque<>();
         // what each side's handlers allocate from now; the device plugins' as the kubelet sees it
@@ -182,10 +181,10 @@ class NodeSwitchProperties {
             }
             CompletableFuture<Void> dra = new CompletableFuture<>();
             toDra.addLast(new Handing(ids(state.dra().resources()), dra));
-            sw.handedToDra(state, dra);
+            sw.handedToDra(ids(state.dra().resources()), dra);
             CompletableFuture<Void> plugins = new CompletableFuture<>();
-            toPlugins.addLast(new Handing(ids(state.desired()), plugins));
-            sw.handedToPlugins(state, plugins);
+            toPlugins.addLast(new Handing(ids(state.plugins()), plugins));
+            sw.handedToPlugins(ids(state.plugins()), plugins);
         }
 
         private static Set<String> takeIn(Deque<Handing> queue, Set<String> now) {
@@ -208,12 +207,12 @@ class NodeSwitchProperties {
             toDra.clear();
             pluginsOffer = Set.of();
             draOffers = Set.of();
-            OfferedDevicesFile record = new OfferedDevicesFile(dir);
+            HandoverRecordFile record = new HandoverRecordFile(dir);
             recordDamage.to(record.file(), damagePick);
             readCheckpoint();
             recordDamage = Damage.NONE;
             checkpointDamage = Damage.NONE;
-            sw = new NodeSwitch(record, this::podResources, this::claimedByTheDriver, DRIVER, POOL, Duration.ZERO);
+            sw = new HandoverGate(record, this::podResources, this::claimedByTheDriver, DRIVER, POOL, DeviceNames::of, Duration.ZERO);
             pass();
         }
 
@@ -255,8 +254,8 @@ class NodeSwitchProperties {
             }
         }
 
-        private ClaimedDevices claimedByTheDriver() {
-            return bookLost.<ClaimedDevices>map(why -> new ClaimedDevices.Unknown(book, why)).orElse(new ClaimedDevices.Known(book));
+        private HandoverClaims claimedByTheDriver() {
+            return bookLost.<HandoverClaims>map(why -> new HandoverClaims.Unknown(book, why)).orElse(new HandoverClaims.Known(book));
         }
 
         private static String name(String id) {

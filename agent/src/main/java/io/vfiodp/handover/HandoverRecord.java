@@ -1,4 +1,4 @@
-package io.vfiodp.node;
+package io.vfiodp.handover;
 
 import java.util.Set;
 
@@ -7,13 +7,13 @@ import java.util.Set;
  * this node since the kubelet's PodResources last showed them free. A device outside it can go to
  * DRA without asking PodResources; one in it only once PodResources shows that no pod holds it.
  */
-public sealed interface OfferRecord {
+public sealed interface HandoverRecord {
 
     /** Whether a pod may hold {@code id} through a device plugin. */
     boolean mayHold(String id);
 
     /** The devices, as kept across restarts. */
-    record Known(Set<String> devices) implements OfferRecord {
+    record Known(Set<String> devices) implements HandoverRecord {
         public static final Known NONE = new Known(Set.of());
 
         public Known {
@@ -33,7 +33,7 @@ public sealed interface OfferRecord {
      *
      * @param reason what happened to the record, naming its file
      */
-    record Lost(String reason) implements OfferRecord {
+    record Lost(String reason) implements HandoverRecord {
         public Lost {
             java.util.Objects.requireNonNull(reason, "reason");
         }

@@ -4,8 +4,8 @@ import static io.vfiodp.serve.SwitchNode.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.vfiodp.node.OfferRecord;
-import io.vfiodp.plugin.OfferedDevicesFile;
+import io.vfiodp.handover.HandoverRecord;
+import io.vfiodp.handover.HandoverRecordFile;
 import io.vfiodp.policy.DraRouting;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * rolling out another {@code --dra-resources}: what running pods hold stays where it is until they
  * end, and no device is allocatable both ways meanwhile, across further restarts too.
  */
-class NodeSwitchTest {
+class HandoverOnNodeTest {
 
     private static final String A = "0000:1a:00.0";
     private static final String B = "0000:1b:00.0";
@@ -119,7 +119,7 @@ class NodeSwitchTest {
         try (SwitchNode node = new SwitchNode(root).serve(DraRouting.NONE)) {
             node.awaitAllocatable(HEALTHY);
             // the record names every device the device plugin offered
-            assertThat(new OfferedDevicesFile(node.plugins).load()).isEqualTo(new OfferRecord.Known(Set.of(A, B, B1, "0000:b2:00.0")));
+            assertThat(new HandoverRecordFile(node.plugins).load()).isEqualTo(new HandoverRecord.Known(Set.of(A, B, B1, "0000:b2:00.0")));
             node.podResources.unavailable(true);
 
             node.restart(DraRouting.ALL);
@@ -129,7 +129,7 @@ class NodeSwitchTest {
             node.pass();
             node.awaitSliceOffers(HEALTHY);
             // shown free: the record forgets them
-            assertThat(new OfferedDevicesFile(node.plugins).load()).isEqualTo(OfferRecord.Known.NONE);
+            assertThat(new HandoverRecordFile(node.plugins).load()).isEqualTo(HandoverRecord.Known.NONE);
         }
     }
 

@@ -1,8 +1,9 @@
-package io.vfiodp.node;
+package io.vfiodp.handover;
 
 import io.vfiodp.host.DevNodes;
 import io.vfiodp.kubelet.HeldDevice;
 import io.vfiodp.kubelet.PodResourcesReading;
+import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.DesiredResource;
 import io.vfiodp.policy.DesiredState;
 import io.vfiodp.policy.DeviceProfile;
@@ -30,7 +31,7 @@ import java.util.TreeMap;
  *   <li>A device goes to the device plugins only once the DRA driver no longer offers it and no
  *       prepared claim holds it (until the kubelet unprepares the claim).</li>
  *   <li>A device goes to DRA only once the device plugins no longer offer it and no pod holds it
- *       through them: a device outside the {@link OfferRecord} needs no proof; one in it needs the
+ *       through them: a device outside the {@link HandoverRecord} needs no proof; one in it needs the
  *       kubelet's PodResources to show it free. Without an answer, none of those moves (fail safe).</li>
  *   <li>A device DRA offers already stays: the device plugins cannot have handed it out since.</li>
  * </ul>
@@ -52,7 +53,7 @@ public final class Handover {
      * @param record          what a device-plugin pod may hold, as kept across restarts
      * @param pods            what PodResources said, when it was asked
      */
-    public record Inputs(TargetState wanted, Set<String> pluginsServe, Set<String> draServes, Set<String> claimed, OfferRecord record,
+    public record Inputs(TargetState wanted, Set<String> pluginsServe, Set<String> draServes, Set<String> claimed, HandoverRecord record,
                          Optional<PodResourcesReading> pods) {
         public Inputs {
             Objects.requireNonNull(wanted, "wanted");
@@ -88,7 +89,7 @@ public final class Handover {
      *
      * @param record what a device-plugin pod may hold from now on: written before the device plugins get {@code target}
      */
-    public record Outcome(TargetState target, OfferRecord record, List<Wait> waits) {
+    public record Outcome(TargetState target, HandoverRecord record, List<Wait> waits) {
         public Outcome {
             waits = List.copyOf(waits);
         }
@@ -120,7 +121,7 @@ public final class Handover {
 
         List<DesiredResource> plugins = new ArrayList<>();
         Set<String> offeredByPlugins = new HashSet<>();
-        for (DesiredResource r : in.wanted().desired().resources().values()) {
+        for (DesiredResource r : in.wanted().plugins().resources().values()) {
             List<ExposedDevice> kept = new ArrayList<>();
             for (ExposedDevice d : r.devices()) {
                 if (in.draServes().contains(d.id())) {
@@ -170,17 +171,17 @@ public final class Handover {
      * What a device-plugin pod may hold after this pass: what the device plugins are handed now is
      * added; with PodResources' answer, what neither they offer nor a pod holds is dropped.
      */
-    private static OfferRecord nextRecord(Inputs in, Set<String> offeredNow, boolean listed, Set<String> podHeld) {
+    private static HandoverRecord nextRecord(Inputs in, Set<String> offeredNow, boolean listed, Set<String> podHeld) {
         if (listed) {
             Set<String> mayHold = new HashSet<>(offeredNow);
             mayHold.addAll(in.pluginsServe());
             mayHold.addAll(podHeld);
-            if (in.record() instanceof OfferRecord.Known k) mayHold.retainAll(union(k.devices(), offeredNow));
-            return new OfferRecord.Known(mayHold);
+            if (in.record() instanceof HandoverRecord.Known k) mayHold.retainAll(union(k.devices(), offeredNow));
+            return new HandoverRecord.Known(mayHold);
         }
         return switch (in.record()) {
-            case OfferRecord.Lost lost -> lost;
-            case OfferRecord.Known k -> new OfferRecord.Known(union(k.devices(), offeredNow));
+            case HandoverRecord.Lost lost -> lost;
+            case HandoverRecord.Known k -> new HandoverRecord.Known(union(k.devices(), offeredNow));
         };
     }
 
