@@ -66,6 +66,8 @@ public final class DraServeBench {
         List<String> command = new ArrayList<>();
         if (flags.isEmpty() && Files.isExecutable(launcher)) {
             command.add(launcher.toString());
+            // mapped as a node first reads them from disk, not as the build wrote them (PageCache)
+            System.out.println("the image's files dropped from the page cache: " + PageCache.evict(image));
         } else {
             if (!Files.isRegularFile(jar)) throw new IllegalStateException(jar + " is missing: run ./mvnw -B -q -DskipTests package first");
             command.add(java);
