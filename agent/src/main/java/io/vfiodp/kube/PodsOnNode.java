@@ -3,7 +3,6 @@ package io.vfiodp.kube;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.vfiodp.holders.PodDetails;
 import io.vfiodp.triggers.Backoff;
 import io.vfiodp.triggers.Ticker;
@@ -29,9 +28,6 @@ public final class PodsOnNode implements AutoCloseable {
 
     private static final Backoff BACKOFF = new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(30));
     static final String RBAC_HINT = "list and watch on pods";
-    /** Named outright: the client then asks no discovery for the plural. */
-    static final ResourceDefinitionContext PODS = new ResourceDefinitionContext.Builder().withGroup("").withVersion("v1").withKind("Pod")
-            .withPlural("pods").withNamespaced(true).build();
 
     private final String node;
     private final Worker worker;
@@ -47,7 +43,7 @@ public final class PodsOnNode implements AutoCloseable {
         this.details = new PodDetails.Unknown("the pods of node " + node + " are not listed yet");
         this.informer = new SupervisedInformer<>("the pods of node " + node, RBAC_HINT, "the pods API is not served",
                 () -> "device holders are shown without their VMIs meanwhile",
-                () -> client.genericKubernetesResources(PODS).inAnyNamespace().withField("spec.nodeName", node).runnableInformer(0), this::rebuild, worker, BACKOFF);
+                () -> client.genericKubernetesResources(CoreResources.PODS).inAnyNamespace().withField("spec.nodeName", node).runnableInformer(0), this::rebuild, worker, BACKOFF);
     }
 
     /** The pods of {@code node}, not watched yet: {@link #details()} says so until {@link #start}. */
@@ -90,7 +86,7 @@ public final class PodsOnNode implements AutoCloseable {
     /** The pods of {@code node} listed once, for a command that asks once ({@code inventory}). */
     public static PodDetails listOnce(KubernetesClient client, String node) {
         try {
-            return LauncherPods.details(client.genericKubernetesResources(PODS).inAnyNamespace().withField("spec.nodeName", node).list().getItems(), node,
+            return LauncherPods.details(client.genericKubernetesResources(CoreResources.PODS).inAnyNamespace().withField("spec.nodeName", node).list().getItems(), node,
                     new VmiOwners(client, Ticker.SYSTEM));
         } catch (KubernetesClientException e) {
             return new PodDetails.Unknown("cannot list the pods of node " + node + ": "
