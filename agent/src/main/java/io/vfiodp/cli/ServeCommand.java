@@ -17,6 +17,9 @@ import picocli.CommandLine.Model.OptionSpec;
  * annotations makes the JDK generate a proxy class per annotation type (nine for serve's) and
  * reflection spin method handles, in the interpreter, before serve's first log line; the API
  * builds the top-level and serve models in a fraction of that time (docs/benchmarks.md, "Choices in the code").
+ * For the same reason nothing here calls a record's {@code equals}, {@code hashCode} or {@code toString}
+ * while the options are read: the first such call bootstraps {@code ObjectMethods}, interpreted (see
+ * {@code DraRouting.routesAny}, and {@code ServePrestart.linkRecordMethods}, which links them off this path).
  * Each option is defined once, here or in the group it
  * belongs to ({@link HostOptions}, {@link VgpuOptions}, {@link PodResourcesOption}, {@link DraOptions}), and picocli keeps its
  * value; {@code --help}, defaults and messages are the annotated command's (UsageHelpTest).

@@ -1,5 +1,6 @@
 package io.vfiodp.kube;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -34,7 +35,7 @@ public final class LauncherPods {
     private LauncherPods() {}
 
     /** The VMI {@code pod} runs, if it is a virt-launcher pod. */
-    public static Optional<VmiRef> vmiOf(Pod pod) {
+    public static Optional<VmiRef> vmiOf(HasMetadata pod) {
         String namespace = pod.getMetadata().getNamespace();
         Optional<OwnerReference> owner = controller(pod, VMI_KIND);
         if (owner.isPresent()) return Optional.of(new VmiRef(namespace, owner.get().getName(), owner.get().getUid()));
@@ -62,10 +63,10 @@ public final class LauncherPods {
      * The pods of node {@code node} among {@code pods} (a field selector the server may not apply is
      * applied here too), with their VMIs and, through {@code vmOf}, those VMIs' VMs.
      */
-    public static PodDetails.Known details(List<Pod> pods, String node, Function<VmiRef, Optional<String>> vmOf) {
+    public static PodDetails.Known details(List<? extends HasMetadata> pods, String node, Function<VmiRef, Optional<String>> vmOf) {
         Map<String, PodDetails.Pod> out = new HashMap<>();
-        for (Pod p : pods) {
-            if (p.getSpec() == null || !node.equals(p.getSpec().getNodeName())) continue;
+        for (HasMetadata p : pods) {
+            if (!node.equals(nodeName(p))) continue;
             Optional<Holder.Vmi> vmi = vmiOf(p).map(v -> new Holder.Vmi(v.name(), v.uid(), vmOf.apply(v)));
             out.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(),
                     new PodDetails.Pod(p.getMetadata().getUid() == null ? "" : p.getMetadata().getUid(), vmi));
@@ -74,9 +75,15 @@ public final class LauncherPods {
     }
 
     /** The pods of node {@code node} among {@code pods} with their VMIs' VMs as {@code owners} reads them; it forgets every other VMI. */
-    static PodDetails.Known details(List<Pod> pods, String node, VmiOwners owners) {
+    static PodDetails.Known details(List<? extends HasMetadata> pods, String node, VmiOwners owners) {
         PodDetails.Known known = details(pods, node, owners::vmOf);
         owners.keepOnly(known.pods().values().stream().flatMap(p -> p.vmi().stream()).map(Holder.Vmi::uid).toList());
         return known;
+    }
+
+    /** {@code spec.nodeName} of a pod as the API gives it (a generic resource, see {@link PodsOnNode}) or as built typed. */
+    private static String nodeName(HasMetadata pod) {
+        if (pod instanceof GenericKubernetesResource g) return g.get("spec", "nodeName") instanceof String s ? s : null;
+        return pod instanceof Pod p && p.getSpec() != null ? p.getSpec().getNodeName() : null;
     }
 }

@@ -43,7 +43,7 @@ public final class NodeLayoutEvents implements LayoutEvents {
         String value = state.wireValue() + ": " + message;
         if (value.equals(lastValue)) return;
         try {
-            client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE),
+            client.genericKubernetesResources(CoreResources.NODES).withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE),
                     io.fabric8.kubernetes.client.utils.Serialization.asJson(Map.of("metadata", Map.of("annotations", Map.of(ANNOTATION, value)))));
             lastValue = value;
             patchErrors.forget();

@@ -1,6 +1,6 @@
 package io.vfiodp.kube;
 
-import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.vfiodp.holders.PodDetails;
@@ -19,6 +19,10 @@ import java.util.function.Supplier;
  * that owns it. The watch runs on a thread of its own ({@link SupervisedInformer}: a failure is
  * said once and retried after a backoff); each change rebuilds an immutable {@link PodDetails},
  * then tells {@code changed}. While the pods cannot be listed, the details say why.
+ *
+ * <p>Pods are read as generic resources, not fabric8's typed {@code Pod}: attribution needs only
+ * their metadata and node name, and the typed model would have Jackson introspect the whole pod
+ * graph (containers, volumes, their builders), classes and heap that serve would keep for nothing.
  */
 public final class PodsOnNode implements AutoCloseable {
 
@@ -27,7 +31,7 @@ public final class PodsOnNode implements AutoCloseable {
 
     private final String node;
     private final Worker worker;
-    private final SupervisedInformer<Pod> informer;
+    private final SupervisedInformer<GenericKubernetesResource> informer;
     private final VmiOwners owners;
     private volatile Runnable changed = () -> { };
     private volatile PodDetails details;
@@ -39,7 +43,7 @@ public final class PodsOnNode implements AutoCloseable {
         this.details = new PodDetails.Unknown("the pods of node " + node + " are not listed yet");
         this.informer = new SupervisedInformer<>("the pods of node " + node, RBAC_HINT, "the pods API is not served",
                 () -> "device holders are shown without their VMIs meanwhile",
-                () -> client.pods().inAnyNamespace().withField("spec.nodeName", node).runnableInformer(0), this::rebuild, worker, BACKOFF);
+                () -> client.genericKubernetesResources(CoreResources.PODS).inAnyNamespace().withField("spec.nodeName", node).runnableInformer(0), this::rebuild, worker, BACKOFF);
     }
 
     /** The pods of {@code node}, not watched yet: {@link #details()} says so until {@link #start}. */
@@ -82,7 +86,7 @@ public final class PodsOnNode implements AutoCloseable {
     /** The pods of {@code node} listed once, for a command that asks once ({@code inventory}). */
     public static PodDetails listOnce(KubernetesClient client, String node) {
         try {
-            return LauncherPods.details(client.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems(), node,
+            return LauncherPods.details(client.genericKubernetesResources(CoreResources.PODS).inAnyNamespace().withField("spec.nodeName", node).list().getItems(), node,
                     new VmiOwners(client, Ticker.SYSTEM));
         } catch (KubernetesClientException e) {
             return new PodDetails.Unknown("cannot list the pods of node " + node + ": "

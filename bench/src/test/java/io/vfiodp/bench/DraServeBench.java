@@ -29,8 +29,9 @@ import java.util.concurrent.TimeUnit;
  *       with device plugins and no API on the same node after as many Allocates, in the same run.</li>
  * </ol>
  * Usage: {@code java -cp 'agent/target/vfio-device-plugin.jar:bench/target/test-classes:bench/target/bench-lib/*' io.vfiodp.bench.DraServeBench
- * [--calls N] [--image DIR] [--jar JAR] [--java JAVA] [--memory-map] [-- JVM flags]}; {@code --memory-map} adds where serve's
- * resident memory is in DRA mode ({@link MemoryMap}). Figures for publication need a quiet machine.
+ * [--calls N] [--image DIR] [--jar JAR] [--java JAVA] [--memory-map] [--kubeconfig] [-- JVM flags]}; {@code --memory-map} adds where
+ * serve's resident memory is in DRA mode ({@link MemoryMap}); {@code --kubeconfig} names the API in a kubeconfig file rather than
+ * in {@code KUBERNETES_MASTER} ({@link DraServeRun#start}). Figures for publication need a quiet machine.
  */
 public final class DraServeBench {
 
@@ -44,6 +45,7 @@ public final class DraServeBench {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         int calls = 500;
         boolean memoryMap = false;
+        boolean kubeconfig = false;
         Optional<List<String>> flags = Optional.empty();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -52,6 +54,7 @@ public final class DraServeBench {
                 case "--image" -> image = Path.of(args[++i]);
                 case "--java" -> java = args[++i];
                 case "--memory-map" -> memoryMap = true;
+                case "--kubeconfig" -> kubeconfig = true;
                 case "--" -> {
                     flags = Optional.of(Arrays.asList(args).subList(i + 1, args.length));
                     i = args.length;
@@ -63,6 +66,8 @@ public final class DraServeBench {
         List<String> command = new ArrayList<>();
         if (flags.isEmpty() && Files.isExecutable(launcher)) {
             command.add(launcher.toString());
+            // mapped as a node first reads them from disk, not as the build wrote them (PageCache)
+            System.out.println("the image's files dropped from the page cache: " + PageCache.evict(image));
         } else {
             if (!Files.isRegularFile(jar)) throw new IllegalStateException(jar + " is missing: run ./mvnw -B -q -DskipTests package first");
             command.add(java);
@@ -71,8 +76,8 @@ public final class DraServeBench {
         }
         System.out.println(Runtime.getRuntime().availableProcessors() + " CPUs; serve: " + String.join(" ", command));
         Path fixtures = SysfsFixtures.committedRoot();
-        prepareLatency(command, fixtures.resolve("hgx-8gpu"), calls);
-        memory(command, fixtures.resolve("t4-numa"), memoryMap);
+        prepareLatency(command, fixtures.resolve("hgx-8gpu"), calls, kubeconfig);
+        memory(command, fixtures.resolve("t4-numa"), memoryMap, kubeconfig);
         System.out.printf("machine load average now: %s%n", Files.readString(Path.of("/proc/loadavg")).trim());
     }
 
@@ -81,11 +86,11 @@ public final class DraServeBench {
                 .read().plugins().resources().keySet().stream().map(Object::toString).toList();
     }
 
-    private static void prepareLatency(List<String> command, Path fixture, int calls) throws Exception {
+    private static void prepareLatency(List<String> command, Path fixture, int calls, boolean kubeconfig) throws Exception {
         String resource = "nvidia.com/GH100_H100_SXM5_80GB";
         List<String> gpus = List.of("pci-0000-18-00-0", "pci-0000-19-00-0", "pci-0000-3a-00-0", "pci-0000-3b-00-0", "pci-0000-9a-00-0",
                 "pci-0000-9b-00-0", "pci-0000-ba-00-0", "pci-0000-bb-00-0");
-        try (DraServeRun run = DraServeRun.start(command, fixture, resources(fixture))) {
+        try (DraServeRun run = DraServeRun.start(command, fixture, resources(fixture), kubeconfig)) {
             System.out.println();
             System.out.println("== NodePrepareResources of a virt-launcher pod's extended-resource claim, hgx-8gpu, " + calls + " calls each after "
                     + calls / 5 + " warm-up (a claim new to the driver each time; unprepared after)");
@@ -114,11 +119,11 @@ public final class DraServeBench {
         }
     }
 
-    private static void memory(List<String> command, Path fixture, boolean memoryMap) throws Exception {
+    private static void memory(List<String> command, Path fixture, boolean memoryMap, boolean kubeconfig) throws Exception {
         List<String> resources = resources(fixture);
         System.out.println();
         System.out.println("== serve's memory on t4-numa");
-        try (DraServeRun run = DraServeRun.start(command, fixture, resources)) {
+        try (DraServeRun run = DraServeRun.start(command, fixture, resources, kubeconfig)) {
             for (int i = 0; i < MEMORY_CYCLES; i++) {
                 DraServeRun.Scheduled s = run.schedule(resources.getFirst(), List.of("pci-0000-1a-00-0"));
                 run.kubelet.prepare(DraKubeletSimulator.claim("vms", s.claim().name(), s.uid()));

@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code serve --dra-resources=all} as its own process, as in a cluster: against a mock API server
- * (a kubeconfig naming it, the Node, the DeviceClasses its resources need) and the DRA kubelet
+ * (named in KUBERNETES_MASTER or a kubeconfig, holding the Node and the DeviceClasses its resources need) and the DRA kubelet
  * simulator, every directory in a temporary one. Closing it stops the process (SIGTERM, then
  * SIGKILL after 10 s) and removes the directory.
  */
@@ -56,8 +56,13 @@ final class DraServeRun implements AutoCloseable {
         this.process = process;
     }
 
-    /** Starts serve on {@code fixture} and waits until the kubelet registered it and its slices are in the API. */
-    static DraServeRun start(List<String> command, Path fixture, List<String> resources) throws Exception {
+    /**
+     * Starts serve on {@code fixture} and waits until the kubelet registered it and its slices are in the API. Serve finds the API
+     * in {@code KUBERNETES_MASTER}, as the image's training run gives it and close to a pod's in-cluster configuration (no file to
+     * parse); with {@code kubeconfig}, in a kubeconfig file named by {@code KUBECONFIG}, whose reading loads fabric8's kubeconfig
+     * model, a YAML parser and its registry of every typed resource.
+     */
+    static DraServeRun start(List<String> command, Path fixture, List<String> resources, boolean kubeconfig) throws Exception {
         Path dir = Files.createTempDirectory("vfio-dp-dra-bench-");
         KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(), false);
@@ -71,8 +76,8 @@ final class DraServeRun implements AutoCloseable {
                 api.dynamicResourceAllocation().v1().deviceClasses().resource(n.deviceClass().toDeviceClass()).create();
             }
         }
-        Path kubeconfig = dir.resolve("kubeconfig.yaml");
-        Files.writeString(kubeconfig, """
+        Path config = dir.resolve("kubeconfig.yaml");
+        Files.writeString(config, """
                 apiVersion: v1
                 kind: Config
                 clusters: [{name: mock, cluster: {server: "http://127.0.0.1:%d"}}]
@@ -89,7 +94,8 @@ final class DraServeRun implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("serve.log").toFile());
         pb.environment().remove("JDK_JAVA_OPTIONS");
         pb.environment().keySet().removeIf(k -> k.startsWith("KUBE") || k.startsWith("VFIO_DP_") || k.equals("NODE_NAME"));
-        pb.environment().putAll(Map.of("KUBECONFIG", kubeconfig.toString(), "NODE_NAME", NODE));
+        pb.environment().putAll(kubeconfig ? Map.of("KUBECONFIG", config.toString(), "NODE_NAME", NODE)
+                : Map.of("KUBERNETES_MASTER", "http://127.0.0.1:" + server.getPort(), "NODE_NAME", NODE));
         DraKubeletSimulator kubelet = new DraKubeletSimulator(registry, DraKubeletSimulator.KUBELET_136);
         DraServeRun run = new DraServeRun(server, api, kubelet, dir, pb.start());
         try {

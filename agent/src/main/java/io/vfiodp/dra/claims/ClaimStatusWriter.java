@@ -1,11 +1,6 @@
 package io.vfiodp.dra.claims;
 
-import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
-import io.fabric8.kubernetes.api.model.runtime.RawExtension;
-import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatus;
-import io.fabric8.kubernetes.api.model.resource.v1.AllocatedDeviceStatusBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -13,6 +8,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.dra.model.AttributeValue;
 import io.vfiodp.dra.model.DeviceAttributes;
+import io.vfiodp.dra.model.JsonTree;
 import io.vfiodp.triggers.ProblemLog;
 import io.vfiodp.triggers.Worker;
 import java.time.Clock;
@@ -39,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * claim whose UID is not the prepared one's (deleted and made again) is left alone. A write the
  * API refuses is logged once per kind of refusal and never fails anything: the VM has its devices
  * either way.
+ *
+ * <p>The claim is read and its devices written as JSON trees (a generic resource, maps), not
+ * through fabric8's typed model, which Jackson would introspect whole for a few fields
+ * (docs/benchmarks.md).
  */
 public final class ClaimStatusWriter {
 
@@ -87,13 +87,12 @@ public final class ClaimStatusWriter {
 
     /** Reads the claim and writes its status with our devices; false when another write came in between (HTTP 409). */
     private boolean tryWrite(PreparedClaim claim) {
-        var claims = client.dynamicResourceAllocation().v1().resourceClaims().inNamespace(claim.namespace());
-        ResourceClaim current = claims.withName(claim.name()).get();
+        var claims = client.genericKubernetesResources(ClaimSource.CLAIMS).inNamespace(claim.namespace());
+        GenericKubernetesResource current = claims.withName(claim.name()).get();
         // gone, or deleted and made again under the name: not the claim that was prepared
         if (current == null || !claim.uid().equals(current.getMetadata().getUid())) return true;
-        List<AllocatedDeviceStatus> before = current.getStatus() == null || current.getStatus().getDevices() == null ? List.of()
-                : current.getStatus().getDevices();
-        List<AllocatedDeviceStatus> after = devices(claim, before);
+        List<?> before = JsonTree.list(current.getAdditionalProperties(), "status", "devices");
+        List<Object> after = devices(claim, before);
         if (after.equals(before)) return true;
         // Only status.devices, with the UID and resource version read as preconditions: a write that comes after the claim was
         // deleted and made again under its name (or changed by another writer) is refused (409) instead of putting this claim's
@@ -117,25 +116,35 @@ public final class ClaimStatusWriter {
      * The status entries of other drivers as they are, then one per device of {@code claim}; an
      * entry of ours already Ready keeps the time it became so.
      */
-    List<AllocatedDeviceStatus> devices(PreparedClaim claim, List<AllocatedDeviceStatus> current) {
-        List<AllocatedDeviceStatus> out = new ArrayList<>();
+    List<Object> devices(PreparedClaim claim, List<?> current) {
+        List<Object> out = new ArrayList<>();
         Map<String, String> readySince = new HashMap<>();
-        for (AllocatedDeviceStatus d : current) {
-            if (!driver.equals(d.getDriver())) {
+        for (Object d : current) {
+            if (!driver.equals(JsonTree.text(d, "driver"))) {
                 out.add(d);
                 continue;
             }
-            for (Condition c : d.getConditions() == null ? List.<Condition>of() : d.getConditions()) {
-                if ("Ready".equals(c.getType()) && "True".equals(c.getStatus())) readySince.put(d.getPool() + "/" + d.getDevice(), c.getLastTransitionTime());
+            for (Object c : JsonTree.list(d, "conditions")) {
+                if ("Ready".equals(JsonTree.text(c, "type")) && "True".equals(JsonTree.text(c, "status"))) {
+                    readySince.put(JsonTree.text(d, "pool") + "/" + JsonTree.text(d, "device"), JsonTree.text(c, "lastTransitionTime"));
+                }
             }
         }
         String now = DateTimeFormatter.ISO_INSTANT.format(clock.instant().truncatedTo(ChronoUnit.SECONDS));
         for (PreparedDevice d : claim.devices()) {
-            Condition ready = new ConditionBuilder().withType("Ready").withStatus("True").withReason(REASON)
-                    .withMessage("prepared for request " + d.request() + ": " + String.join(", ", d.vfioPaths()))
-                    .withLastTransitionTime(readySince.getOrDefault(d.pool() + "/" + d.device(), now)).build();
-            out.add(new AllocatedDeviceStatusBuilder().withDriver(driver).withPool(d.pool()).withDevice(d.device()).withConditions(ready)
-                    .withData(new RawExtension(data(d))).build());
+            Map<String, Object> ready = new LinkedHashMap<>();
+            ready.put("lastTransitionTime", readySince.getOrDefault(d.pool() + "/" + d.device(), now));
+            ready.put("message", "prepared for request " + d.request() + ": " + String.join(", ", d.vfioPaths()));
+            ready.put("reason", REASON);
+            ready.put("status", "True");
+            ready.put("type", "Ready");
+            Map<String, Object> device = new LinkedHashMap<>();
+            device.put("conditions", List.of(ready));
+            device.put("data", data(d));
+            device.put("device", d.device());
+            device.put("driver", driver);
+            device.put("pool", d.pool());
+            out.add(device);
         }
         return out;
     }

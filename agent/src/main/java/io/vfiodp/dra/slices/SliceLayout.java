@@ -1,14 +1,12 @@
 package io.vfiodp.dra.slices;
 
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
-import io.fabric8.kubernetes.api.model.resource.v1.Device;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceAttribute;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.vfiodp.dra.model.AttributeValue;
 import io.vfiodp.dra.model.DraDevice;
 import io.vfiodp.dra.model.DriverView;
+import io.vfiodp.dra.model.JsonTree;
 import io.vfiodp.policy.Health;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -36,6 +34,10 @@ import java.util.TreeMap;
  * why, where the API server keeps taints (feature DRADeviceTaints); where it drops them, the device
  * leaves the slice instead, since it would otherwise be allocatable. NoSchedule, not NoExecute: a
  * health flap must not evict a running VM, as the device plugin side only stops new allocations.
+ *
+ * <p>A slice is written and read as a JSON tree (a generic resource), not fabric8's typed model,
+ * which Jackson would introspect whole, builders included, for the few fields a slice of ours
+ * holds (docs/benchmarks.md).
  */
 public final class SliceLayout {
 
@@ -107,99 +109,132 @@ public final class SliceLayout {
      * What {@link SlicePublisher#probeTaints} asks the API server to create in a dry run: a slice of
      * this node's pool (named unlike any real one) with one device, {@code taint-probe}, carrying {@code taint}.
      */
-    static ResourceSlice probe(String driver, String node, HealthTaint taint) {
-        ResourceSlice s = slice(driver, node, 0, 1, 0, List.of(new Entry("taint-probe", new TreeMap<>(), List.of(taint))), Optional.empty());
+    static GenericKubernetesResource probe(String driver, String node, HealthTaint taint) {
+        GenericKubernetesResource s = slice(driver, node, 0, 1, 0, List.of(new Entry("taint-probe", new TreeMap<>(), List.of(taint))),
+                Optional.empty());
         s.getMetadata().setName(sliceName(node, driver, "taint-probe"));
         return s;
     }
 
     /** Slice {@code index} of {@code count}, owned by the Node when its UID is known, so that it goes when the Node does. */
-    public static ResourceSlice slice(String driver, String node, int index, int count, long generation, List<Entry> entries,
+    public static GenericKubernetesResource slice(String driver, String node, int index, int count, long generation, List<Entry> entries,
             Optional<String> nodeUid) {
-        List<Device> devices = new ArrayList<>();
+        List<Object> devices = new ArrayList<>();
         for (Entry e : entries) {
-            Map<String, DeviceAttribute> attributes = new LinkedHashMap<>();
+            Map<String, Object> attributes = new LinkedHashMap<>();
             e.attributes().forEach((k, v) -> attributes.put(k, attribute(v)));
-            Device d = new Device();
-            d.setName(e.name());
-            d.setAttributes(attributes);
-            if (e.tainted()) d.setTaints(e.taints().stream().map(SliceLayout::deviceTaint).toList());
+            Map<String, Object> d = new LinkedHashMap<>();
+            d.put("name", e.name());
+            d.put("attributes", attributes);
+            if (e.tainted()) d.put("taints", new ArrayList<>(e.taints().stream().map(SliceLayout::deviceTaint).toList()));
             devices.add(d);
         }
-        ResourceSliceBuilder b = new ResourceSliceBuilder()
-                .withNewMetadata().withName(sliceName(node, driver, index)).endMetadata()
-                .withNewSpec()
-                    .withDriver(driver)
-                    .withNodeName(node)
-                    .withNewPool().withName(node).withGeneration(generation).withResourceSliceCount((long) count).endPool()
-                    .withDevices(devices)
-                .endSpec();
-        nodeUid.ifPresent(uid -> b.editMetadata().withOwnerReferences(new OwnerReferenceBuilder().withApiVersion("v1").withKind("Node")
-                .withName(node).withUid(uid).withController(true).build()).endMetadata());
-        return b.build();
+        Map<String, Object> pool = new LinkedHashMap<>();
+        pool.put("name", node);
+        pool.put("generation", generation);
+        pool.put("resourceSliceCount", (long) count);
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("driver", driver);
+        spec.put("nodeName", node);
+        spec.put("pool", pool);
+        spec.put("devices", devices);
+        ObjectMeta metadata = new ObjectMeta();
+        metadata.setName(sliceName(node, driver, index));
+        nodeUid.ifPresent(uid -> {
+            OwnerReference owner = new OwnerReference();
+            owner.setApiVersion("v1");
+            owner.setKind("Node");
+            owner.setName(node);
+            owner.setUid(uid);
+            owner.setController(true);
+            metadata.setOwnerReferences(List.of(owner));
+        });
+        GenericKubernetesResource slice = new GenericKubernetesResource();
+        slice.setApiVersion(SlicePublisher.SLICES.getGroup() + "/" + SlicePublisher.SLICES.getVersion());
+        slice.setKind(SlicePublisher.SLICES.getKind());
+        slice.setMetadata(metadata);
+        slice.setAdditionalProperty("spec", spec);
+        return slice;
     }
 
     /** What a slice from the API holds, in the comparison's terms; empty when an attribute is of a kind this driver never writes. */
-    public static Optional<List<Entry>> entries(ResourceSlice slice) {
+    public static Optional<List<Entry>> entries(GenericKubernetesResource slice) {
         List<Entry> out = new ArrayList<>();
-        List<Device> devices = slice.getSpec() == null || slice.getSpec().getDevices() == null ? List.of() : slice.getSpec().getDevices();
-        for (Device d : devices) {
+        for (Object d : devices(slice)) {
             SortedMap<String, AttributeValue> attributes = new TreeMap<>();
-            if (d.getAttributes() != null) {
-                for (Map.Entry<String, DeviceAttribute> a : d.getAttributes().entrySet()) {
-                    Optional<AttributeValue> v = value(a.getValue());
-                    if (v.isEmpty()) return Optional.empty();
-                    attributes.put(a.getKey(), v.get());
-                }
+            for (Map.Entry<String, Object> a : JsonTree.map(d, "attributes").entrySet()) {
+                Optional<AttributeValue> v = value(a.getValue());
+                if (v.isEmpty()) return Optional.empty();
+                attributes.put(a.getKey(), v.get());
             }
             List<HealthTaint> taints = new ArrayList<>();
-            for (DeviceTaint t : d.getTaints() == null ? List.<DeviceTaint>of() : d.getTaints()) {
+            for (Object t : JsonTree.list(d, "taints")) {
                 Optional<HealthTaint> taint = taint(t);
                 if (taint.isEmpty()) return Optional.empty();
                 taints.add(taint.get());
             }
-            out.add(new Entry(d.getName(), attributes, taints));
+            String name = JsonTree.text(d, "name");
+            if (name == null) return Optional.empty();
+            out.add(new Entry(name, attributes, taints));
         }
         return Optional.of(out);
     }
 
+    /** The devices of a slice as the API holds it: maps, one a device. */
+    static List<?> devices(GenericKubernetesResource slice) {
+        return slice == null ? List.of() : JsonTree.list(slice.getAdditionalProperties(), "spec", "devices");
+    }
+
     /** Without {@code timeAdded}: the API server stamps it. */
-    static DeviceTaint deviceTaint(HealthTaint t) {
-        DeviceTaint taint = new DeviceTaint();
-        taint.setKey(t.key());
-        taint.setValue(t.value());
-        taint.setEffect(t.effect());
+    static Map<String, Object> deviceTaint(HealthTaint t) {
+        Map<String, Object> taint = new LinkedHashMap<>();
+        taint.put("key", t.key());
+        taint.put("value", t.value());
+        taint.put("effect", t.effect());
         return taint;
     }
 
     /** A taint as the comparison sees it; empty when it is not one this driver writes. */
-    private static Optional<HealthTaint> taint(DeviceTaint t) {
-        if (t == null || t.getKey() == null || t.getEffect() == null) return Optional.empty();
+    private static Optional<HealthTaint> taint(Object t) {
+        String key = JsonTree.text(t, "key");
+        String effect = JsonTree.text(t, "effect");
+        if (key == null || effect == null) return Optional.empty();
+        String value = JsonTree.text(t, "value");
         try {
-            return Optional.of(new HealthTaint(t.getKey(), t.getValue() == null ? "" : t.getValue(), t.getEffect()));
+            return Optional.of(new HealthTaint(key, value == null ? "" : value, effect));
         } catch (IllegalArgumentException notOurs) {
             return Optional.empty();
         }
     }
 
-    private static DeviceAttribute attribute(AttributeValue v) {
-        DeviceAttribute a = new DeviceAttribute();
-        switch (v) {
-            case AttributeValue.Text t -> a.setString(t.value());
-            case AttributeValue.Int n -> a.setInt(n.value());
-            case AttributeValue.Bool b -> a.setBool(b.value());
-            case AttributeValue.Ints l -> a.setInts(l.values());
-        }
-        return a;
+    private static Map<String, Object> attribute(AttributeValue v) {
+        return switch (v) {
+            case AttributeValue.Text t -> Map.of("string", t.value());
+            case AttributeValue.Int n -> Map.of("int", n.value());
+            case AttributeValue.Bool b -> Map.of("bool", b.value());
+            case AttributeValue.Ints l -> Map.of("ints", l.values());
+        };
     }
 
-    private static Optional<AttributeValue> value(DeviceAttribute a) {
-        if (a == null) return Optional.empty();
-        if (a.getString() != null && a.getString().length() <= AttributeValue.Text.MAX_LENGTH) return Optional.of(new AttributeValue.Text(a.getString()));
-        if (a.getInt() != null) return Optional.of(new AttributeValue.Int(a.getInt()));
-        if (a.getBool() != null) return Optional.of(new AttributeValue.Bool(a.getBool()));
-        if (a.getInts() != null && !a.getInts().isEmpty() && !a.getInts().contains(null)) return Optional.of(new AttributeValue.Ints(a.getInts()));
-        return Optional.empty();
+    private static Optional<AttributeValue> value(Object a) {
+        if (!(a instanceof Map<?, ?>)) return Optional.empty();
+        if (JsonTree.text(a, "string") instanceof String text && text.length() <= AttributeValue.Text.MAX_LENGTH) {
+            return Optional.of(new AttributeValue.Text(text));
+        }
+        if (integral(JsonTree.at(a, "int")) instanceof Long n) return Optional.of(new AttributeValue.Int(n));
+        if (JsonTree.at(a, "bool") instanceof Boolean b) return Optional.of(new AttributeValue.Bool(b));
+        List<?> ints = JsonTree.list(a, "ints");
+        List<Long> values = new ArrayList<>();
+        for (Object i : ints) {
+            if (!(integral(i) instanceof Long n)) return Optional.empty();
+            values.add(n);
+        }
+        return values.isEmpty() ? Optional.empty() : Optional.of(new AttributeValue.Ints(values));
+    }
+
+    /** A whole number as Jackson parses one (an Integer or a Long), else null. */
+    static Long integral(Object n) {
+        return n instanceof Integer i ? Long.valueOf(i) : n instanceof Long l ? l : null;
     }
 
     private static String digest(String s) {

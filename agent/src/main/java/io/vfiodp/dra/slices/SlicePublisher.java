@@ -1,12 +1,13 @@
 package io.vfiodp.dra.slices;
 
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSliceList;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.vfiodp.dra.model.JsonTree;
 import io.vfiodp.triggers.Worker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,12 +32,20 @@ import org.slf4j.LoggerFactory;
  * one write, atomic for every consumer. Otherwise it writes every slice with the pool's next
  * generation and deletes the ones left over. Reading by name needs only {@code get}: no right to
  * list or watch every node's slices.
+ *
+ * <p>Slices and the Node go through fabric8 as generic resources (JSON trees), not its typed
+ * model: see {@link SliceLayout}.
  */
 public final class SlicePublisher implements AutoCloseable {
 
     /** A sync in flight may wait on the API server's answers. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.dra");
+    /** Named outright: the client then asks no discovery for the plural. */
+    static final ResourceDefinitionContext SLICES = new ResourceDefinitionContext.Builder().withGroup("resource.k8s.io").withVersion("v1")
+            .withKind("ResourceSlice").withPlural("resourceslices").withNamespaced(false).build();
+    static final ResourceDefinitionContext NODES = new ResourceDefinitionContext.Builder().withGroup("").withVersion("v1").withKind("Node")
+            .withPlural("nodes").withNamespaced(false).build();
 
     private final KubernetesClient client;
     private final String driver;
@@ -111,9 +120,8 @@ public final class SlicePublisher implements AutoCloseable {
         thread.offer(() -> {
             Probe probe;
             try {
-                ResourceSlice answer = slices().resource(SliceLayout.probe(driver, node, taint)).dryRun().create();
-                boolean kept = answer != null && answer.getSpec() != null && answer.getSpec().getDevices() != null
-                        && answer.getSpec().getDevices().stream().anyMatch(d -> d.getTaints() != null && !d.getTaints().isEmpty());
+                GenericKubernetesResource answer = slices().resource(SliceLayout.probe(driver, node, taint)).dryRun().create();
+                boolean kept = SliceLayout.devices(answer).stream().anyMatch(d -> !JsonTree.list(d, "taints").isEmpty());
                 probe = kept ? new Probe.Kept() : new Probe.Dropped();
             } catch (RuntimeException e) {
                 probe = new Probe.Failed("cannot ask the API server whether it keeps device taints: " + problem(e));
@@ -126,16 +134,16 @@ public final class SlicePublisher implements AutoCloseable {
         return e instanceof KubernetesClientException k && k.getCode() > 0 ? "HTTP " + k.getCode() + ": " + k.getMessage() : e.toString();
     }
 
-    private NonNamespaceOperation<ResourceSlice, ResourceSliceList, Resource<ResourceSlice>> slices() {
-        return client.dynamicResourceAllocation().v1().resourcesSlices();
+    private NonNamespaceOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>> slices() {
+        return client.genericKubernetesResources(SLICES);
     }
 
     private Outcome syncNow(List<List<SliceLayout.Entry>> layout, long known, Optional<String> nodeUid) {
         long generation = known;
         try {
-            Map<String, ResourceSlice> existing = new HashMap<>();
+            Map<String, GenericKubernetesResource> existing = new HashMap<>();
             for (int i = 0; ; i++) {
-                ResourceSlice s = slices().withName(SliceLayout.sliceName(node, driver, i)).get();
+                GenericKubernetesResource s = slices().withName(SliceLayout.sliceName(node, driver, i)).get();
                 if (s == null) break;
                 if (!ours(s)) {
                     throw new KubernetesClientException("ResourceSlice " + s.getMetadata().getName() + " exists but is not driver " + driver
@@ -143,8 +151,7 @@ public final class SlicePublisher implements AutoCloseable {
                 }
                 existing.put(s.getMetadata().getName(), s);
             }
-            long seen = existing.values().stream().mapToLong(s -> s.getSpec().getPool().getGeneration() == null ? 0 : s.getSpec().getPool().getGeneration())
-                    .max().orElse(0);
+            long seen = existing.values().stream().mapToLong(s -> Objects.requireNonNullElse(generation(s), 0L)).max().orElse(0);
             int devices = layout.stream().mapToInt(List::size).sum();
             Optional<List<Integer>> changed = changedInPlace(existing, layout);
             if (changed.isPresent() && changed.get().isEmpty()) return new Outcome.Synced(seen, layout.size(), devices, false, nodeUid);
@@ -153,7 +160,7 @@ public final class SlicePublisher implements AutoCloseable {
                 // one update is atomic: consumers never see the pool half-written, so its generation stays, as Kubernetes'
                 // own ResourceSlice controller does it (a health change is one such update: see SliceLayout)
                 int i = changed.get().getFirst();
-                ResourceSlice stored = write(layout, i, seen, nodeUid, existing);
+                GenericKubernetesResource stored = write(layout, i, seen, nodeUid, existing);
                 return new Outcome.Synced(seen, layout.size(), devices, true, nodeUid, TaintTimes.dropped(layout.get(i), stored));
             }
             generation = Math.max(generation, seen) + 1;
@@ -170,10 +177,10 @@ public final class SlicePublisher implements AutoCloseable {
     }
 
     /** Creates or updates slice {@code i} of {@code layout} at {@code generation}, taking it out of {@code existing}; what the API stored. */
-    private ResourceSlice write(List<List<SliceLayout.Entry>> layout, int i, long generation, Optional<String> nodeUid,
-                                Map<String, ResourceSlice> existing) {
-        ResourceSlice slice = SliceLayout.slice(driver, node, i, layout.size(), generation, layout.get(i), nodeUid);
-        ResourceSlice old = existing.remove(slice.getMetadata().getName());
+    private GenericKubernetesResource write(List<List<SliceLayout.Entry>> layout, int i, long generation, Optional<String> nodeUid,
+                                            Map<String, GenericKubernetesResource> existing) {
+        GenericKubernetesResource slice = SliceLayout.slice(driver, node, i, layout.size(), generation, layout.get(i), nodeUid);
+        GenericKubernetesResource old = existing.remove(slice.getMetadata().getName());
         if (old == null) return slices().resource(slice).create();
         slice.getMetadata().setResourceVersion(old.getMetadata().getResourceVersion());
         TaintTimes.keep(old, slice);
@@ -185,31 +192,39 @@ public final class SlicePublisher implements AutoCloseable {
      * as one generation of as many slices, each of this pool and count; empty where the pool must be
      * written anew (slices missing or extra, generations mixed).
      */
-    private Optional<List<Integer>> changedInPlace(Map<String, ResourceSlice> existing, List<List<SliceLayout.Entry>> layout) {
+    private Optional<List<Integer>> changedInPlace(Map<String, GenericKubernetesResource> existing, List<List<SliceLayout.Entry>> layout) {
         if (existing.size() != layout.size()) return Optional.empty();
         Long gen = null;
         List<Integer> changed = new ArrayList<>();
         for (int i = 0; i < layout.size(); i++) {
-            ResourceSlice s = existing.get(SliceLayout.sliceName(node, driver, i));
-            if (s == null || s.getSpec().getPool() == null) return Optional.empty();
-            var pool = s.getSpec().getPool();
-            if (!node.equals(pool.getName()) || !Long.valueOf(layout.size()).equals(pool.getResourceSliceCount())) return Optional.empty();
-            if (gen != null && !gen.equals(pool.getGeneration())) return Optional.empty();
-            gen = pool.getGeneration();
+            GenericKubernetesResource s = existing.get(SliceLayout.sliceName(node, driver, i));
+            if (s == null || JsonTree.at(s.getAdditionalProperties(), "spec", "pool") == null) return Optional.empty();
+            Map<String, Object> pool = JsonTree.map(s.getAdditionalProperties(), "spec", "pool");
+            if (!node.equals(JsonTree.text(pool, "name")) || !Long.valueOf(layout.size()).equals(SliceLayout.integral(pool.get("resourceSliceCount")))) {
+                return Optional.empty();
+            }
+            if (gen != null && !gen.equals(generation(s))) return Optional.empty();
+            gen = generation(s);
             if (!SliceLayout.entries(s).equals(Optional.of(layout.get(i)))) changed.add(i);
         }
         return Optional.of(changed);
     }
 
-    private boolean ours(ResourceSlice s) {
-        return s.getSpec() != null && driver.equals(s.getSpec().getDriver()) && node.equals(s.getSpec().getNodeName())
+    private boolean ours(GenericKubernetesResource s) {
+        return driver.equals(JsonTree.text(s.getAdditionalProperties(), "spec", "driver"))
+                && node.equals(JsonTree.text(s.getAdditionalProperties(), "spec", "nodeName"))
                 && s.getMetadata() != null && s.getMetadata().getName() != null;
+    }
+
+    /** {@code spec.pool.generation}, or null when the slice has none. */
+    private static Long generation(GenericKubernetesResource s) {
+        return SliceLayout.integral(JsonTree.at(s.getAdditionalProperties(), "spec", "pool", "generation"));
     }
 
     /** The Node's UID, so that the slices go when the Node does; empty, said in the log, when the Node cannot be read. */
     private Optional<String> nodeUid() {
         try {
-            Node n = client.nodes().withName(node).get();
+            GenericKubernetesResource n = client.genericKubernetesResources(NODES).withName(node).get();
             if (n != null && n.getMetadata().getUid() != null) return Optional.of(n.getMetadata().getUid());
             log.warn("DRA: Node {} not found; its ResourceSlices are written without an owner", node);
         } catch (KubernetesClientException e) {

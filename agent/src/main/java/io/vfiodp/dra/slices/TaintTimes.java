@@ -1,8 +1,7 @@
 package io.vfiodp.dra.slices;
 
-import io.fabric8.kubernetes.api.model.resource.v1.Device;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceTaint;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceSlice;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.vfiodp.dra.model.JsonTree;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,36 +17,38 @@ final class TaintTimes {
 
     private TaintTimes() {}
 
-    /** Gives each taint of {@code next} that {@code previous} had on the same device (same key, value, effect) its {@code timeAdded}. */
-    static void keep(ResourceSlice previous, ResourceSlice next) {
-        Map<String, List<DeviceTaint>> before = new HashMap<>();
-        for (Device d : devices(previous)) if (d.getTaints() != null) before.put(d.getName(), d.getTaints());
-        for (Device d : devices(next)) {
-            List<DeviceTaint> old = before.get(d.getName());
-            if (old == null || d.getTaints() == null) continue;
-            for (DeviceTaint t : d.getTaints()) {
-                old.stream().filter(o -> same(o, t) && o.getTimeAdded() != null).findFirst().ifPresent(o -> t.setTimeAdded(o.getTimeAdded()));
+    /**
+     * Gives each taint of {@code next} (as {@link SliceLayout#slice} builds it: mutable maps) that {@code previous} had on the same
+     * device (same key, value, effect) its {@code timeAdded}.
+     */
+    @SuppressWarnings("unchecked")
+    static void keep(GenericKubernetesResource previous, GenericKubernetesResource next) {
+        Map<String, List<?>> before = new HashMap<>();
+        for (Object d : SliceLayout.devices(previous)) before.put(JsonTree.text(d, "name"), JsonTree.list(d, "taints"));
+        for (Object d : SliceLayout.devices(next)) {
+            List<?> old = before.get(JsonTree.text(d, "name"));
+            if (old == null) continue;
+            for (Object t : JsonTree.list(d, "taints")) {
+                old.stream().filter(o -> same(o, t) && JsonTree.text(o, "timeAdded") != null).findFirst()
+                        .ifPresent(o -> ((Map<String, Object>) t).put("timeAdded", JsonTree.text(o, "timeAdded")));
             }
         }
     }
 
     /** Whether the API server stored {@code written} without a taint that one of its entries carries. */
-    static boolean dropped(List<SliceLayout.Entry> written, ResourceSlice stored) {
-        Map<String, Device> byName = new HashMap<>();
-        for (Device d : devices(stored)) byName.put(d.getName(), d);
+    static boolean dropped(List<SliceLayout.Entry> written, GenericKubernetesResource stored) {
+        Map<String, Object> byName = new HashMap<>();
+        for (Object d : SliceLayout.devices(stored)) byName.put(JsonTree.text(d, "name"), d);
         for (SliceLayout.Entry e : written) {
             if (!e.tainted()) continue;
-            Device d = byName.get(e.name());
-            if (d == null || d.getTaints() == null || d.getTaints().isEmpty()) return true;
+            Object d = byName.get(e.name());
+            if (d == null || JsonTree.list(d, "taints").isEmpty()) return true;
         }
         return false;
     }
 
-    private static boolean same(DeviceTaint a, DeviceTaint b) {
-        return Objects.equals(a.getKey(), b.getKey()) && Objects.equals(a.getValue(), b.getValue()) && Objects.equals(a.getEffect(), b.getEffect());
-    }
-
-    private static List<Device> devices(ResourceSlice s) {
-        return s == null || s.getSpec() == null || s.getSpec().getDevices() == null ? List.of() : s.getSpec().getDevices();
+    private static boolean same(Object a, Object b) {
+        return Objects.equals(JsonTree.text(a, "key"), JsonTree.text(b, "key")) && Objects.equals(JsonTree.text(a, "value"), JsonTree.text(b, "value"))
+                && Objects.equals(JsonTree.text(a, "effect"), JsonTree.text(b, "effect"));
     }
 }

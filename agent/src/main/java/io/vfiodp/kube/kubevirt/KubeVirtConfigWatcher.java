@@ -1,7 +1,8 @@
 package io.vfiodp.kube.kubevirt;
 
-import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.vfiodp.kube.CoreResources;
 import io.vfiodp.kube.SupervisedInformer;
 import io.vfiodp.kube.kubevirt.model.KubeVirt;
 import io.vfiodp.policy.config.MediatedHostDevice;
@@ -46,7 +47,7 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
     private final Consumer<Boolean> crReadable;
     private final Worker executor;
     private final SupervisedInformer<KubeVirt> kubevirts;
-    private final Optional<SupervisedInformer<Node>> node;
+    private final Optional<SupervisedInformer<GenericKubernetesResource>> node;
 
     private final CompletableFuture<Void> firstSettled = new CompletableFuture<>();
     private volatile Map<String, String> nodeLabels = Map.of();
@@ -89,7 +90,7 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
                 "the nodes API is not served",
                 () -> nodeLabels.isEmpty() ? "nodeMediatedDeviceTypes entries are matched against no labels meanwhile"
                         : "nodeMediatedDeviceTypes entries are matched against the labels read last",
-                () -> client.nodes().withName(name).runnableInformer(0),
+                () -> client.genericKubernetesResources(CoreResources.NODES).withName(name).runnableInformer(0),
                 this::recompute, executor, backoff));
     }
 
@@ -154,7 +155,7 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
         firstSettled.complete(null);
     }
 
-    private Map<String, String> labelsOf(List<Node> nodes) {
+    private Map<String, String> labelsOf(List<GenericKubernetesResource> nodes) {
         if (nodes.isEmpty()) {
             if (!warnedNodeMissing) {
                 LOG.warn("node {} does not exist in the API: nodeMediatedDeviceTypes entries are matched against no labels", nodeName.orElseThrow());
