@@ -176,12 +176,17 @@ class ClaimBookProperties {
             };
             recorded = book.claims();
             recordedIncomplete = book.held() instanceof ClaimedDevices.Unknown u ? Optional.of(u.reason()) : Optional.empty();
-            offer(offered);
+            pass(offered);
         }
 
-        private void offer(TargetState node) {
+        /**
+         * A pass: the book takes the devices offered in, and while the checkpoint is lost the pass reads what the kubelet has,
+         * as DraDriver.apply does; the reading reaches the book later, after calls it knew nothing of were answered.
+         */
+        private void pass(TargetState node) {
             offered = node;
             book.offer(DriverView.of(node, DriverScript.SETTINGS.numaForm()));
+            if (book.lost()) held.add(kubeletRead());
         }
 
         void play(Move m) {
@@ -253,14 +258,14 @@ class ClaimBookProperties {
                         }
                     });
                 }
-                case FLAP -> offer(m.ok() ? NODE : FLAPPED);
+                case FLAP -> pass(m.ok() ? NODE : FLAPPED);
                 case OUTCOMES -> drain();
                 case RESTART -> restart();
                 case DAMAGE -> {
                     damage = Damage.values()[m.pick() % Damage.values().length];
                     damagePick = m.pick() * 7919;
                 }
-                // a pass reads what the kubelet has; the reading reaches the book later, after calls it knew nothing of were answered
+                // a handler's or a pass's reading of what the kubelet has, reaching the book later
                 case READ -> {
                     if (book.lost()) held.add(kubeletRead());
                 }
