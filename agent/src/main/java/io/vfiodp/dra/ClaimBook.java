@@ -240,14 +240,14 @@ final class ClaimBook implements AutoCloseable {
             // until the book is recorded whole, the loss stands, with nothing left that a claim may not take
             lost = Optional.of(rebuilt.still().orElse(new LostClaims(lost.get().reason(), Optional.of(Map.of()), "", lost.get().unprepared())));
             if (rebuilt.still().isEmpty()) {
-                try {
-                    edges.save(List.copyOf(claims.values()), Optional.empty());
+                Optional<String> problem = problem(() -> edges.save(List.copyOf(claims.values()), Optional.empty()));
+                if (problem.isEmpty()) {
                     edges.log(Level.INFO, "DRA: every claim the kubelet still has prepared is in " + checkpoint + " again (" + claims.size()
                             + " claim(s)); claims are prepared as before");
                     lost = Optional.empty();
-                } catch (IOException e) {
+                } else {
                     edges.log(Level.WARN, "DRA: the claims the kubelet still has are rebuilt, but " + checkpoint + " cannot be written: "
-                            + e.getMessage() + "; it is tried again at the next pass");
+                            + problem.get() + "; it is tried again at the next pass");
                 }
             }
             publish();
@@ -321,22 +321,27 @@ final class ClaimBook implements AutoCloseable {
         });
     }
 
-    private Optional<String> write(PreparedClaim claim) {
+    /** A file operation or a save. */
+    private interface Io {
+        void run() throws IOException;
+    }
+
+    /** Runs {@code io}: why it failed, empty when it did not. */
+    private static Optional<String> problem(Io io) {
         try {
-            edges.write(claim);
+            io.run();
             return Optional.empty();
         } catch (IOException e) {
             return Optional.of(String.valueOf(e.getMessage()));
         }
     }
 
+    private Optional<String> write(PreparedClaim claim) {
+        return problem(() -> edges.write(claim));
+    }
+
     private Optional<String> remove(ClaimRef claim) {
-        try {
-            edges.remove(claim);
-            return Optional.empty();
-        } catch (IOException e) {
-            return Optional.of(String.valueOf(e.getMessage()));
-        }
+        return problem(() -> edges.remove(claim));
     }
 
     /** Takes back the files of a prepare that failed: only a failure to remove them is of interest. */
@@ -346,12 +351,7 @@ final class ClaimBook implements AutoCloseable {
     }
 
     private Optional<String> save() {
-        try {
-            edges.save(List.copyOf(claims.values()), incomplete());
-            return Optional.empty();
-        } catch (IOException e) {
-            return Optional.of(String.valueOf(e.getMessage()));
-        }
+        return problem(() -> edges.save(List.copyOf(claims.values()), incomplete()));
     }
 
     /** {@code answer}, unless the claim may take a device a claim whose record was lost holds. */
