@@ -273,7 +273,7 @@ class ClaimBookProperties {
                 case PODS_UP -> podResourcesUp = true;
                 case KILL -> killAfterSave = true;
             }
-            check();
+            assertInvariants();
         }
 
         private void answered(long call) {
@@ -329,7 +329,7 @@ class ClaimBookProperties {
 
         void drain() {
             while (!held.isEmpty()) deliver(held.remove());
-            check();
+            assertInvariants();
         }
 
         private void deliver(ClaimRecovery.Reading reading) {
@@ -341,7 +341,7 @@ class ClaimBookProperties {
         }
 
         /** What must hold between two calls. */
-        private void check() {
+        private void assertInvariants() {
             SortedMap<String, PreparedClaim> claims = book.claims();
             Map<String, String> holders = new HashMap<>();
             for (PreparedClaim c : claims.values()) {
