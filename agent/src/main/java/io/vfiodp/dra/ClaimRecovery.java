@@ -5,6 +5,7 @@ import io.vfiodp.dra.claims.ClaimSource;
 import io.vfiodp.kubelet.PodResourcesReading;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -12,9 +13,20 @@ import java.util.function.Supplier;
 /**
  * While the checkpoint is lost: asks the kubelet's PodResources which claims of this driver's pool
  * it still has prepared, and the API about those the book lacks. Slow (a socket and API calls):
- * run on a pass's or a gRPC handler's thread, never on the driver's.
+ * run on a pass's or a gRPC handler's thread, never under the claims' lock.
  */
 final class ClaimRecovery {
+
+    /**
+     * What the kubelet's PodResources lists as prepared, and what the API says of the claims it
+     * names that the book lacks ({@code fetched}, each with the UID the API gave it).
+     */
+    record Reading(PodResourcesReading reading, List<ClaimRequest> fetched) {
+        Reading {
+            Objects.requireNonNull(reading, "reading");
+            fetched = List.copyOf(fetched);
+        }
+    }
 
     private final Supplier<PodResourcesReading> pods;
     private final ClaimSource source;
@@ -31,7 +43,7 @@ final class ClaimRecovery {
     /**
      * @param known the claims in the book, as {@code namespace/name}: the API is not asked about them
      */
-    DriverEvent.KubeletClaimsRead read(Set<String> known) {
+    Reading read(Set<String> known) {
         PodResourcesReading reading = pods.get();
         List<ClaimRequest> fetched = new ArrayList<>();
         if (reading instanceof PodResourcesReading.Listed listed) {
@@ -47,6 +59,6 @@ final class ClaimRecovery {
                 }
             }
         }
-        return new DriverEvent.KubeletClaimsRead(reading, fetched);
+        return new Reading(reading, fetched);
     }
 }

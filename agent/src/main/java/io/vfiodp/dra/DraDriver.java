@@ -48,7 +48,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One side of the node loop, as the device plugins are: {@link #apply} with each new node state (its
  * {@link TargetState#dra()} part is what DRA offers, health included), {@link #requestSweep} on any
- * hint. Both only enqueue work and may come from any thread. Threads, all daemon:
+ * hint. Both may come from any thread; {@code apply} swaps the view the claims are decided on
+ * under their lock (waiting for a prepare in progress) and enqueues the rest, {@code requestSweep}
+ * only enqueues. Threads, all daemon:
  * {@value DriverLoop#THREAD_NAME}, {@value #GRPC_THREAD}-*, {@value #RPC_THREAD}, {@value #API_THREAD} (the ResourceSlices'
  * writes, the DeviceClasses' reads and the prepared claims' status), and
  * the watches' (serve's shared one, or {@value #DIR_WATCH_THREAD} for a driver started alone).
@@ -67,7 +69,9 @@ public final class DraDriver implements NodeSide, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.dra");
 
     private final DriverLoop loop;
+    private final ClaimBook book;
     private final ClaimRecovery recovery;
+    private final DraSettings settings;
     private final SlicePublisher slices;
     private final DeviceClassMonitor classes;
     private final List<DirectoryWatch> watches;
@@ -75,9 +79,11 @@ public final class DraDriver implements NodeSide, AutoCloseable {
     private final Worker rpc;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private DraDriver(DriverLoop loop, ClaimRecovery recovery, SlicePublisher slices, DeviceClassMonitor classes, List<DirectoryWatch> watches,
-                      EpollEventLoopGroup group, Worker rpc) {
+    private DraDriver(DraSettings settings, DriverLoop loop, ClaimBook book, ClaimRecovery recovery, SlicePublisher slices,
+                      DeviceClassMonitor classes, List<DirectoryWatch> watches, EpollEventLoopGroup group, Worker rpc) {
+        this.settings = settings;
         this.loop = loop;
+        this.book = book;
         this.recovery = recovery;
         this.slices = slices;
         this.classes = classes;
@@ -151,15 +157,17 @@ public final class DraDriver implements NodeSide, AutoCloseable {
         ClaimSource source = new ClaimSource(client);
         ClaimRecovery recovery = new ClaimRecovery(pods, source, settings.driverName(), settings.nodeName());
         ClaimStatusWriter status = new ClaimStatusWriter(client, settings.driverName(), api, clock);
-        DriverLoop loop = new DriverLoop(settings, claims, lost, ticker, clock, listener, l -> {
-            NodeServiceV1 v1 = new NodeServiceV1(new KubeletClaims(l, source, files, recovery, status));
+        ClaimBook book = new ClaimBook(claims, lost, settings.driverName(), settings.nodeName(), checkpoint.file(),
+                ClaimBook.Edges.of(files, checkpoint));
+        NodeServiceV1 v1 = new NodeServiceV1(new KubeletClaims(book, source, files, recovery, status, listener));
+        DriverLoop loop = new DriverLoop(settings, ticker, clock, listener, l -> {
             DriverSockets sockets = new DriverSockets(settings.draSocket(), List.of(v1, new NodeServiceV1beta1(v1), health), health::closeStreams,
                     settings.registrationSocket(), DraPluginInfo.registration(settings.driverName(), settings.draSocket(), l::registered), group,
                     rpc);
-            return new DriverEdges(sockets, health, slices, files, checkpoint);
+            return new DriverEdges(sockets, health, slices);
         });
         List<DirectoryWatch> watches = new ArrayList<>();
-        DraDriver driver = new DraDriver(loop, recovery, slices, classes, watches, group, rpc);
+        DraDriver driver = new DraDriver(settings, loop, book, recovery, slices, classes, watches, group, rpc);
         try {
             // a socket of ours deleted (a kubelet reinstall, a wiped directory) is served again at once, not at the next sweep
             watches.add(watch(watcher, settings.registryDir(), "DRA plugin registry dir", loop));
@@ -181,15 +189,18 @@ public final class DraDriver implements NodeSide, AutoCloseable {
 
     /**
      * Offer {@code state.dra()} from now on, and check the DeviceClasses of its resources. The
-     * answer completes once the kubelet's prepares are decided against it (from then on no claim
-     * gets a device it does not offer) and the API holds the slices it implies, or writing them failed.
+     * kubelet's prepares are decided against it before this returns (waiting for one in progress:
+     * from then on no claim gets a device it does not offer); the answer completes once the API
+     * holds the slices it implies, or writing them failed.
      */
     @Override
     public CompletableFuture<Void> apply(TargetState state) {
         classes.watch(new TreeSet<>(state.dra().resources().resources().keySet()));
-        CompletableFuture<Void> takenIn = loop.apply(state);
+        DriverView view = DriverView.of(state, settings.numaForm());
+        book.offer(view);
+        CompletableFuture<Void> takenIn = loop.apply(state, view);
         // the claims the kubelet still has are rebuilt on the view of this state
-        if (loop.lost().isPresent()) loop.kubeletClaimsRead(recovery.read(loop.bookNames()));
+        if (book.lost()) book.kubeletRead(recovery.read(book.names()));
         return takenIn;
     }
 
@@ -204,8 +215,7 @@ public final class DraDriver implements NodeSide, AutoCloseable {
      * checkpoint is lost and not made good, any device may be held. Any thread.
      */
     public HandoverClaims heldDevices() {
-        Set<String> held = loop.heldDevices();
-        return loop.lost().<HandoverClaims>map(reason -> new HandoverClaims.Unknown(held, reason)).orElse(new HandoverClaims.Known(held));
+        return book.held();
     }
 
     /** Sweep the sockets again; cheap and coalesced. */
@@ -214,10 +224,10 @@ public final class DraDriver implements NodeSide, AutoCloseable {
     }
 
     public CompletableFuture<DraStatus> status() {
-        return loop.status();
+        return loop.status(book::size);
     }
 
-    /** The view gRPC handlers read right now. */
+    /** The devices offered, as the driver's thread last took them in (the claims take each view in before it). */
     public DriverView view() {
         return loop.view();
     }
@@ -226,6 +236,7 @@ public final class DraDriver implements NodeSide, AutoCloseable {
     public void close() {
         if (!closed.compareAndSet(false, true)) return;
         watches.forEach(DirectoryWatch::close);
+        book.close();
         loop.close();
         classes.close();
         slices.close();

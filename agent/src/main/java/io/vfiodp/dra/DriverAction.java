@@ -1,18 +1,12 @@
 package io.vfiodp.dra;
 
-import io.vfiodp.dra.claims.ClaimRef;
-import io.vfiodp.dra.claims.PrepareAnswer;
-import io.vfiodp.dra.claims.PreparedClaim;
 import io.vfiodp.dra.kubelet.DriverSocket;
 import io.vfiodp.dra.slices.HealthTaint;
 import io.vfiodp.dra.slices.SliceLayout;
 import io.vfiodp.policy.Health;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.proto.drahealth.v1alpha1.NodeWatchResourcesResponse;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.slf4j.event.Level;
 
@@ -46,45 +40,6 @@ sealed interface DriverAction {
 
     /** Tell the listener a device offered through DRA changed health. */
     record NotifyHealthChanged(ResourceName resource, String deviceId, Health from, Health to) implements DriverAction {}
-
-    /** Write the CDI specs and metadata files of {@code claim}; answer with a FilesWritten event. */
-    record WriteFiles(long call, PreparedClaim claim) implements DriverAction {}
-
-    /**
-     * Remove whatever files {@code claim} may have; answer with a FilesRemoved event. {@code undo}
-     * when it takes back a prepare that failed: then only a failure to remove is of interest.
-     */
-    record RemoveFiles(long call, ClaimRef claim, boolean undo) implements DriverAction {}
-
-    /**
-     * Record {@code claims} as the prepared claims in the checkpoint; answer with a CheckpointSaved
-     * event. {@code incomplete} says why they may not be all (the checkpoint was lost and not every
-     * claim the kubelet still has is rebuilt): the next start then counts the checkpoint as lost too.
-     */
-    record SaveCheckpoint(long call, List<PreparedClaim> claims, Optional<String> incomplete) implements DriverAction {
-        public SaveCheckpoint {
-            claims = List.copyOf(claims);
-            java.util.Objects.requireNonNull(incomplete, "incomplete");
-        }
-
-        SaveCheckpoint(long call, List<PreparedClaim> claims) {
-            this(call, claims, Optional.empty());
-        }
-    }
-
-    /** Answer the kubelet's prepare {@code call}, claim by claim. */
-    record AnswerPrepare(long call, Map<String, PrepareAnswer> answers) implements DriverAction {
-        public AnswerPrepare {
-            answers = Collections.unmodifiableMap(new LinkedHashMap<>(answers));
-        }
-    }
-
-    /** Answer the kubelet's unprepare {@code call}: by claim, its error, empty when unprepared. */
-    record AnswerUnprepare(long call, Map<String, Optional<String>> errors) implements DriverAction {
-        public AnswerUnprepare {
-            errors = Collections.unmodifiableMap(new LinkedHashMap<>(errors));
-        }
-    }
 
     /** One line in the driver's log. */
     record Log(Level level, String message) implements DriverAction {

@@ -5,7 +5,6 @@ import io.vfiodp.dra.DriverAction.NotifyHealthChanged;
 import io.vfiodp.dra.DriverAction.SendHealth;
 import io.vfiodp.dra.DriverAction.WakeAt;
 import io.vfiodp.dra.DriverEvent.RegistrationVerdict;
-import io.vfiodp.dra.claims.Checkpoint;
 import io.vfiodp.dra.kubelet.DriverSocket;
 import io.vfiodp.dra.model.DraDevice;
 import io.vfiodp.dra.model.DriverView;
@@ -20,8 +19,8 @@ import java.util.Optional;
 /**
  * One step of the driver's step on a working copy of the state (the input is never changed): the
  * events' changes to what is known, then the convergence, collecting actions in order. The
- * sockets, the slices and the claims each have their part ({@link SocketPass}, {@link SlicePass},
- * {@link ClaimPass}); the view, the health list and the verdict are kept here.
+ * sockets and the slices each have their part ({@link SocketPass}, {@link SlicePass}); the view,
+ * the health list and the verdict are kept here.
  */
 final class DriverPass {
 
@@ -30,7 +29,6 @@ final class DriverPass {
     private final List<DriverAction> actions = new ArrayList<>();
     private final SocketPass sockets;
     private final SlicePass slices;
-    private final ClaimPass claims;
     private TargetState target;
     private boolean applied;
     private DriverView view;
@@ -50,13 +48,10 @@ final class DriverPass {
         this.sockets = new SocketPass(s.sockets(), Map.of(DriverSocket.SERVICE, settings.draSocket(), DriverSocket.REGISTRATION,
                 settings.registrationSocket()), settings.backoff(), now.nanos(), actions);
         this.slices = new SlicePass(s.slices(), settings.nodeName(), settings.driverName(), settings.backoff(), now.nanos(), actions);
-        this.claims = new ClaimPass(s.claims(), s.lost(), s.calls(), settings.driverName(), settings.nodeName(),
-                settings.pluginDir().resolve(Checkpoint.FILE), actions);
     }
 
     DriverState state() {
-        return new DriverState(target, applied, view, sockets.result(), registered, slices.result(), health, claims.claims(), claims.lost(),
-                claims.calls(), closed);
+        return new DriverState(target, applied, view, sockets.result(), registered, slices.result(), health, closed);
     }
 
     /** What to do, in order. */
@@ -72,19 +67,16 @@ final class DriverPass {
         return slices;
     }
 
-    ClaimPass claims() {
-        return claims;
-    }
-
     /**
      * A new node state: the view is built again, and each device whose health changed is told and
      * logged, as the device plugins do (not those that come or go).
+     *
+     * @param after what {@code next} offers through DRA
      */
-    void target(TargetState next) {
+    void target(TargetState next, DriverView after) {
         if (next.equals(target) && applied) return;
         target = next;
         applied = true;
-        DriverView after = DriverView.of(next, settings.numaForm());
         for (DraDevice d : after.devices().values()) {
             DraDevice was = view.devices().get(d.name());
             if (was != null && !was.device().health().equals(d.device().health())) {
@@ -117,12 +109,11 @@ final class DriverPass {
     void close() {
         closed = true;
         sockets.close();
-        claims.close();
     }
 
     /**
      * Serves what is due, publishes what a changed view implies (its health list and its slices,
-     * where health shows as taints), works on the claims, and asks to be woken for the next due time.
+     * where health shows as taints), and asks to be woken for the next due time.
      */
     void converge() {
         Optional<Long> wake = sockets.converge();
@@ -133,7 +124,6 @@ final class DriverPass {
             slices.desire(SliceLayout.entries(view, settings.driverName()));
         }
         Optional<Long> retry = slices.converge();
-        claims.converge(view);
         Optional<Long> earliest = wake.isEmpty() ? retry : retry.isEmpty() ? wake : Optional.of(retry.get() - wake.get() < 0 ? retry.get() : wake.get());
         earliest.ifPresent(at -> actions.add(new WakeAt(at)));
     }

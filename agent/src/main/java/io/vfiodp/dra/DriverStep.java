@@ -1,12 +1,7 @@
 package io.vfiodp.dra;
 
-import io.vfiodp.dra.DriverEvent.CheckpointSaved;
 import io.vfiodp.dra.DriverEvent.Close;
-import io.vfiodp.dra.DriverEvent.FilesRemoved;
-import io.vfiodp.dra.DriverEvent.FilesWritten;
 import io.vfiodp.dra.DriverEvent.Heartbeat;
-import io.vfiodp.dra.DriverEvent.KubeletClaimsRead;
-import io.vfiodp.dra.DriverEvent.PrepareRequested;
 import io.vfiodp.dra.DriverEvent.RegistrationVerdict;
 import io.vfiodp.dra.DriverEvent.ResyncSlices;
 import io.vfiodp.dra.DriverEvent.ServerFailed;
@@ -15,16 +10,15 @@ import io.vfiodp.dra.DriverEvent.SlicesSynced;
 import io.vfiodp.dra.DriverEvent.Swept;
 import io.vfiodp.dra.DriverEvent.TaintsProbed;
 import io.vfiodp.dra.DriverEvent.TargetChanged;
-import io.vfiodp.dra.DriverEvent.UnprepareRequested;
 import io.vfiodp.kubelet.Step.Result;
 import java.util.List;
 
 /**
  * The DRA driver's decision, without threads, sockets, files, the API or clocks:
  * {@code (state, events, now) → (state', actions)}. Events first change what is known (a node
- * state, a socket gone, a verdict, a call, an outcome); then the driver is brought one step closer
- * to what it should be: both sockets served, the view's health told, the slices and the health
- * list the view implies published, and the kubelet's calls on the claims worked through. Like the
+ * state, a socket gone, a verdict, an outcome); then the driver is brought one step closer to what
+ * it should be: both sockets served, the view's health told, and the slices and the health list the
+ * view implies published. The kubelet's calls on the claims are {@link ClaimBook}'s. Like the
  * device-plugin side's {@code ReconcileStep}, it is level-triggered, so a trigger needs no payload.
  */
 final class DriverStep {
@@ -45,7 +39,7 @@ final class DriverStep {
         DriverPass p = new DriverPass(state, settings, now);
         for (DriverEvent event : events) {
             switch (event) {
-                case TargetChanged t -> p.target(t.target());
+                case TargetChanged t -> p.target(t.target(), t.view());
                 case Swept c -> p.sockets().swept(c.gone());
                 case ServerStarted s -> p.sockets().started(s);
                 case ServerFailed f -> p.sockets().startFailed(f);
@@ -54,12 +48,6 @@ final class DriverStep {
                 case ResyncSlices r -> p.slices().resync();
                 case SlicesSynced s -> p.slices().synced(s.outcome());
                 case TaintsProbed t -> p.slices().probed(t.probe());
-                case PrepareRequested r -> p.claims().requested(ClaimCall.Prepare.of(r.call(), r.requests()));
-                case UnprepareRequested r -> p.claims().requested(ClaimCall.Unprepare.of(r.call(), r.refs()));
-                case FilesWritten w -> p.claims().filesWritten(w);
-                case FilesRemoved r -> p.claims().filesRemoved(r);
-                case CheckpointSaved c -> p.claims().checkpointSaved(c);
-                case KubeletClaimsRead r -> p.claims().kubeletRead(r);
                 case Close c -> {
                     p.close();
                     return new Result<>(p.state(), p.actions());

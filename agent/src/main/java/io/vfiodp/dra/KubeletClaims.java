@@ -15,44 +15,43 @@ import io.vfiodp.proto.dra.v1.NodePrepareResourcesResponse;
 import io.vfiodp.proto.dra.v1.NodeUnprepareResourceResponse;
 import io.vfiodp.proto.dra.v1.NodeUnprepareResourcesRequest;
 import io.vfiodp.proto.dra.v1.NodeUnprepareResourcesResponse;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 
 /**
  * The kubelet's prepare and unprepare calls, on the gRPC handler thread: claims not prepared yet
- * are read from the API here (slow calls stay off the driver's thread), then the driver's step
- * decides the rest on its thread, and the answer comes back once the checkpoint holds it. Every
- * claim of a call gets its own answer; a bad one never fails the others.
+ * are read from the API here, and while the checkpoint is lost what the kubelet still has prepared
+ * (slow calls stay off the claims' lock); then {@link ClaimBook} decides, writes and records the
+ * rest under its lock, and the answer goes out once the checkpoint holds it. Every claim of a call
+ * gets its own answer; a bad one never fails the others.
  */
 final class KubeletClaims implements ClaimHandler {
 
-    /** Below the kubelet's 45 s call timeout, so that a stuck step still answers. */
-    private static final Duration LOOP_WAIT = Duration.ofSeconds(30);
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
     private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final Pattern UID = Pattern.compile("[A-Za-z0-9][-A-Za-z0-9_.]{0,127}");
 
-    private final DriverLoop loop;
+    private final ClaimBook book;
     private final ClaimSource source;
     private final ClaimFiles files;
     private final ClaimRecovery recovery;
     private final ClaimStatusWriter status;
+    private final DraListener listener;
 
-    /** @param status told each claim prepared, once its answer is made: it writes the claim's status later, on another thread */
-    KubeletClaims(DriverLoop loop, ClaimSource source, ClaimFiles files, ClaimRecovery recovery, ClaimStatusWriter status) {
-        this.loop = loop;
+    /**
+     * @param status   told each claim prepared, once its answer is made: it writes the claim's status later, on another thread
+     * @param listener told of failed prepares, and of every answer
+     */
+    KubeletClaims(ClaimBook book, ClaimSource source, ClaimFiles files, ClaimRecovery recovery, ClaimStatusWriter status, DraListener listener) {
+        this.book = book;
         this.source = source;
         this.files = files;
         this.recovery = recovery;
         this.status = status;
+        this.listener = listener;
     }
 
     @Override
@@ -65,24 +64,13 @@ final class KubeletClaims implements ClaimHandler {
                 out.putClaims(c.getUid(), failed(bad.get()));
                 continue;
             }
-            Optional<ClaimSource.Fetched> fetched = loop.isPrepared(c.getUid()) ? Optional.empty() : Optional.of(source.fetch(c.getNamespace(), c.getName()));
+            Optional<ClaimSource.Fetched> fetched = book.isPrepared(c.getUid()) ? Optional.empty() : Optional.of(source.fetch(c.getNamespace(), c.getName()));
             requests.add(new ClaimRequest(c.getNamespace(), c.getUid(), c.getName(), fetched));
         }
         if (requests.isEmpty()) return out.build();
         // the checkpoint was lost: what the kubelet still has prepared is read first, so that no claim takes a device one of those holds
-        if (loop.lost().isPresent()) loop.kubeletClaimsRead(recovery.read(loop.bookNames()));
-        Map<String, PrepareAnswer> answers;
-        try {
-            answers = loop.prepare(requests).get(LOOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            for (ClaimRequest r : requests) {
-                out.putClaims(r.uid(), failed("the DRA driver could not prepare the claim: " + e));
-            }
-            return out.build();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        if (book.lost()) book.kubeletRead(recovery.read(book.names()));
+        Map<String, PrepareAnswer> answers = book.prepare(requests);
         answers.forEach((uid, a) -> out.putClaims(uid, switch (a) {
             case PrepareAnswer.Failed f -> failed(f.reason());
             case PrepareAnswer.Prepared p -> {
@@ -98,7 +86,7 @@ final class KubeletClaims implements ClaimHandler {
         answers.values().forEach(a -> {
             if (a instanceof PrepareAnswer.Prepared p) status.prepared(p.claim());
         });
-        loop.listener().claimsAnswered();
+        listener.claimsAnswered();
         return out.build();
     }
 
@@ -115,24 +103,15 @@ final class KubeletClaims implements ClaimHandler {
             }
         }
         if (refs.isEmpty()) return out.build();
-        Map<String, Optional<String>> answers;
-        try {
-            answers = loop.unprepare(refs).get(LOOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            answers = new LinkedHashMap<>();
-            for (ClaimRef r : refs) answers.put(r.uid(), Optional.of("the DRA driver could not unprepare the claim: " + e));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        Map<String, Optional<String>> answers = book.unprepare(refs);
         answers.forEach((uid, error) -> out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error.orElse("")).build()));
-        loop.listener().claimsAnswered();
+        listener.claimsAnswered();
         return out.build();
     }
 
     /** The kubelet's answer for a claim that cannot be prepared; counted. */
     private NodePrepareResourceResponse failed(String reason) {
-        loop.listener().prepareFailed(reason);
+        listener.prepareFailed(reason);
         return NodePrepareResourceResponse.newBuilder().setError(reason).build();
     }
 

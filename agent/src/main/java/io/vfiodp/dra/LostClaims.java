@@ -78,7 +78,7 @@ record LostClaims(String reason, Optional<Map<String, Set<String>>> unrecovered,
      * @param book     the claims prepared now, by UID
      * @param decision how a prepare decides, on the devices offered now
      */
-    Rebuilt rebuild(DriverEvent.KubeletClaimsRead read, Map<String, PreparedClaim> book, ClaimDecision decision) {
+    Rebuilt rebuild(ClaimRecovery.Reading read, Map<String, PreparedClaim> book, ClaimDecision decision) {
         if (!(read.reading() instanceof PodResourcesReading.Listed listed)) {
             String why = read.reading() instanceof PodResourcesReading.Unreadable u ? u.reason() : "it was not read";
             return new Rebuilt(List.of(), Optional.of(new LostClaims(reason, Optional.empty(), why, unprepared)));

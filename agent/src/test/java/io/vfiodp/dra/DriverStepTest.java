@@ -39,7 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The driver's step from tables, for its sockets, the kubelet's verdict, the view and its health,
  * the slices and closing: given what happened before, one event at a time gives exactly these
  * actions. No socket, thread, API or clock: {@link DriverScript} plays the loop around the step.
- * The claims' part is {@link ClaimStepTest}'s.
+ * The claims are {@link ClaimBookTest}'s.
  */
 class DriverStepTest {
 
@@ -254,7 +254,7 @@ class DriverStepTest {
         DriverScript script = new DriverScript();
         script.feedAll(plus(PUBLISHED, at(10, accepted())));
 
-        assertThat(script.state().status(DraNodes.DRIVER)).isEqualTo(new DraStatus(DraNodes.DRIVER, true, Optional.of(true),
+        assertThat(script.state().status(DraNodes.DRIVER, 0)).isEqualTo(new DraStatus(DraNodes.DRIVER, true, Optional.of(true),
                 List.of(new DraStatus.Resource(ResourceName.of(T4), 4, 3)), 0, 1, Optional.empty()));
     }
 
@@ -263,11 +263,11 @@ class DriverStepTest {
         DriverScript script = new DriverScript();
         script.feedAll(SYNC_FAILED);
 
-        assertThat(script.state().status(DraNodes.DRIVER).sliceProblem())
+        assertThat(script.state().status(DraNodes.DRIVER, 0).sliceProblem())
                 .contains("cannot write the ResourceSlices of pool node-a (HTTP 403): forbidden");
         script.feedAll(List.of(at(200, sweep()), at(200, written(1, 1, 3))));
-        assertThat(script.state().status(DraNodes.DRIVER).sliceProblem()).isEmpty();
-        assertThat(script.state().status(DraNodes.DRIVER).generation()).isEqualTo(1);
+        assertThat(script.state().status(DraNodes.DRIVER, 0).sliceProblem()).isEmpty();
+        assertThat(script.state().status(DraNodes.DRIVER, 0).generation()).isEqualTo(1);
     }
 
     @Test
@@ -275,7 +275,7 @@ class DriverStepTest {
         DriverScript script = new DriverScript();
         script.feedAll(plus(SERVING, at(10, sweep(REGISTRATION))));
 
-        assertThat(script.state().status(DraNodes.DRIVER).serving()).isFalse();
+        assertThat(script.state().status(DraNodes.DRIVER, 0).serving()).isFalse();
     }
 
     static Arguments row(String behaviour, List<At> given, At when, String... expected) {
