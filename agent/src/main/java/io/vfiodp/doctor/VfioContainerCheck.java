@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * {@code vfio.container}: {@code /dev/vfio/vfio} answers the VFIO API and offers a type1 IOMMU
- * backend, asked the way QEMU asks before it opens a group (the existing {@code VfioApiCheck}:
+ * backend, asked the way QEMU asks before it opens a group (the existing {@code VfioApiProbe}:
  * only the container is opened, never a group a VM may hold).
  */
 final class VfioContainerCheck implements Check {

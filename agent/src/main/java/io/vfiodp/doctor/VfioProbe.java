@@ -1,7 +1,7 @@
 package io.vfiodp.doctor;
 
 import io.vfiodp.host.Reading;
-import io.vfiodp.host.vfio.VfioApiCheck;
+import io.vfiodp.host.vfio.VfioApiProbe;
 import io.vfiodp.host.vfio.VfioAvailability;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -19,12 +19,12 @@ public interface VfioProbe {
 
     Reading<VfioAvailability> ask(Path devRoot);
 
-    /** {@link VfioApiCheck}, when this process may open the container at all (see {@link #answer}). */
+    /** {@link VfioApiProbe}, when this process may open the container at all (see {@link #answer}). */
     static VfioProbe ioctls() {
         return devRoot -> {
             Optional<String> refused = refused(container(devRoot));
             if (refused.isPresent()) return new Reading.Unreadable<>(container(devRoot).toString(), refused.get());
-            return new Reading.Found<>(VfioApiCheck.check(devRoot));
+            return new Reading.Found<>(VfioApiProbe.probe(devRoot));
         };
     }
 

@@ -1,6 +1,6 @@
 package io.vfiodp.dra;
 
-import io.vfiodp.dra.claims.ClaimCheck;
+import io.vfiodp.dra.claims.ClaimAllocations;
 import io.vfiodp.dra.claims.ClaimRequest;
 import io.vfiodp.dra.claims.ClaimSource;
 import io.vfiodp.dra.claims.PrepareAnswer;
@@ -21,7 +21,7 @@ import java.util.Optional;
 
 /**
  * Whether a claim not prepared yet can be, and with which devices: what the API allocated must
- * pass {@link ClaimCheck} against the devices offered now, and no device may be held by another
+ * pass {@link ClaimAllocations} against the devices offered now, and no device may be held by another
  * prepared claim. For the scheduler's claim of a pod's extended resources, also what each
  * request's container gets, worked out as Allocate works it out. Pure: the files are written
  * afterwards, by the loop.
@@ -35,15 +35,15 @@ record ClaimDecision(String driver, String pool, DriverView view) {
      */
     PrepareAnswer prepare(ClaimRequest r, Map<String, PreparedClaim> prepared) {
         if (r.fetched().isEmpty()) return new PrepareAnswer.Failed("claim " + r.describe() + " was unprepared while being prepared; ask again");
-        ClaimCheck.Outcome outcome = switch (r.fetched().get()) {
-            case ClaimSource.Failed f -> new ClaimCheck.Refused(f.reason());
-            case ClaimSource.Found f -> ClaimCheck.check(f.claim(), r.uid(), driver, pool, view);
+        ClaimAllocations.Outcome outcome = switch (r.fetched().get()) {
+            case ClaimSource.Failed f -> new ClaimAllocations.Refused(f.reason());
+            case ClaimSource.Found f -> ClaimAllocations.check(f.claim(), r.uid(), driver, pool, view);
         };
-        if (outcome instanceof ClaimCheck.Refused(String reason)) return new PrepareAnswer.Failed(reason);
-        ClaimCheck.AllocatedClaim allocated = ((ClaimCheck.Accepted) outcome).claim();
+        if (outcome instanceof ClaimAllocations.Refused(String reason)) return new PrepareAnswer.Failed(reason);
+        ClaimAllocations.AllocatedClaim allocated = ((ClaimAllocations.Accepted) outcome).claim();
         List<PreparedDevice> devices = new ArrayList<>();
         Map<String, List<DraDevice>> byRequest = new LinkedHashMap<>();
-        for (ClaimCheck.Allocated a : allocated.devices()) {
+        for (ClaimAllocations.Allocated a : allocated.devices()) {
             Optional<PreparedClaim> holder = holderOf(a.device().name(), prepared);
             if (holder.isPresent()) {
                 return new PrepareAnswer.Failed("ResourceClaim " + allocated.namespace() + "/" + allocated.name() + ": device " + a.device().name()

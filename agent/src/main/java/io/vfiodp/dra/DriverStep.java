@@ -36,7 +36,7 @@ final class DriverStep {
     /** Takes in {@code events} that happened together, in order, then converges once. */
     Result<DriverState, DriverAction> next(DriverState state, List<DriverEvent> events, Now now) {
         if (state.closed()) return new Result<>(state, List.of());
-        DriverPass p = new DriverPass(state, settings, now);
+        DriverDraft p = new DriverDraft(state, settings, now);
         for (DriverEvent event : events) {
             switch (event) {
                 case TargetChanged t -> p.target(t.target(), t.view());

@@ -4,7 +4,7 @@ import io.vfiodp.dra.DraSettings;
 import io.vfiodp.dra.classes.ExtendedResourceClasses;
 import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.scan.SysfsScanner;
-import io.vfiodp.host.vfio.VfioApiCheck;
+import io.vfiodp.host.vfio.VfioApiProbe;
 import io.vfiodp.host.vfio.VfioAvailability;
 import io.vfiodp.holders.Attribution;
 import io.vfiodp.holders.HolderView;
@@ -165,7 +165,7 @@ public final class Inventory {
         InventoryReport report = InventoryReport.of(pass.snapshot(), pass.result(), pciIds, options.config().map(Path::toString),
                 pass.configWarnings(), options.routing());
         // Only /dev/vfio/vfio is opened, never a group node: that would take the group from a running VM.
-        Optional<VfioAvailability> vfio = Optional.of(VfioApiCheck.check(options.devRoot()));
+        Optional<VfioAvailability> vfio = Optional.of(VfioApiProbe.probe(options.devRoot()));
         Optional<HolderView> holders = options.holders().map(h -> Attribution.of(h.podResources().get(), h.pods().get(),
                 offered(pass.result().desiredState(), options.routing()), options.driverName()));
         if (options.format() == Format.JSON) return InventoryJson.format(report, vfio, holders);

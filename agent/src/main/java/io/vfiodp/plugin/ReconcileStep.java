@@ -46,7 +46,7 @@ final class ReconcileStep implements Step<ReconcileState, ReconcileEvent, Reconc
     @Override
     public Result<ReconcileState, ReconcileAction> next(ReconcileState state, List<ReconcileEvent> events, long now) {
         if (state.closed()) return new Result<>(state, List.of());
-        ReconcilePass p = new ReconcilePass(state, now, pluginDir, backoff);
+        ReconcileDraft p = new ReconcileDraft(state, now, pluginDir, backoff);
         for (ReconcileEvent event : events) {
             switch (event) {
                 case TargetChanged t -> p.target(t.target());

@@ -7,7 +7,7 @@ import io.vfiodp.node.NodeStateSource;
 import io.vfiodp.node.ScanPolicySource;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.config.ConfigSource;
-import io.vfiodp.vgpu.VgpuLayoutStep;
+import io.vfiodp.vgpu.VgpuLayoutPhase;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -25,7 +25,7 @@ import java.util.function.LongSupplier;
 public final class NodePass implements NodeStateSource {
 
     private final ConfigSource configs;
-    private final Optional<VgpuLayoutStep> layout;
+    private final Optional<VgpuLayoutPhase> layout;
     private final ScanPolicySource scanPolicy;
     private final ServingMetrics metrics;
     private final LongSupplier nanoTime;
@@ -34,7 +34,7 @@ public final class NodePass implements NodeStateSource {
     private final Consumer<TargetState> wantedSeen;
 
     /** A pass whose scan reads everything every time, for the device plugins alone. */
-    public NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, ServingMetrics metrics,
+    public NodePass(ConfigSource configs, Optional<VgpuLayoutPhase> layout, ScanPolicySource scanPolicy, ServingMetrics metrics,
                     LongSupplier nanoTime) {
         this(configs, layout, scanPolicy, Optional.empty(), metrics, nanoTime, Optional.empty(), wanted -> { });
     }
@@ -45,7 +45,7 @@ public final class NodePass implements NodeStateSource {
      * @param wantedSeen told every state scan and policy make, before the switch cuts it: every device of the node, one that
      *                 waits for a side to let go of it included (who holds what); must return at once
      */
-    NodePass(ConfigSource configs, Optional<VgpuLayoutStep> layout, ScanPolicySource scanPolicy, Optional<HostScans> scans,
+    NodePass(ConfigSource configs, Optional<VgpuLayoutPhase> layout, ScanPolicySource scanPolicy, Optional<HostScans> scans,
              ServingMetrics metrics, LongSupplier nanoTime, Optional<HandoverGate> handover, Consumer<TargetState> wantedSeen) {
         this.configs = configs;
         this.layout = layout;

@@ -12,7 +12,7 @@ import io.vfiodp.host.pciids.PciIds;
 import io.vfiodp.host.scan.ReaderPool;
 import io.vfiodp.host.scan.SysfsScanner;
 import io.vfiodp.host.uevent.UeventSocket;
-import io.vfiodp.host.vfio.VfioApiCheck;
+import io.vfiodp.host.vfio.VfioApiProbe;
 import io.vfiodp.host.vfio.VfioAvailability;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.vfiodp.holders.HolderView;
@@ -32,7 +32,7 @@ import io.vfiodp.plugin.PluginListeners;
 import io.vfiodp.plugin.PluginRuntime;
 import io.vfiodp.plugin.PluginSettings;
 import io.vfiodp.triggers.DirectoryWatches;
-import io.vfiodp.vgpu.VgpuLayoutStep;
+import io.vfiodp.vgpu.VgpuLayoutPhase;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -119,7 +119,7 @@ public final class ServeApp implements AutoCloseable {
                     VgpuWiring.POD_RESOURCES_TIMEOUT));
             Supplier<PodResourcesReading> pods = podResources::read;
             HoldersWiring holders = HoldersWiring.start(config, podResources, configs.client(), configs.events(), registry, closer);
-            Optional<VgpuLayoutStep> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics,
+            Optional<VgpuLayoutPhase> layout = VgpuWiring.start(config, scanner::scan, configs.client(), configs.events(), metrics,
                     Optional.of(podResources));
             DraWiring.Started draStarted = DraWiring.start(config, configs.client(), configs.events(), metrics, holders.draListener(), watches,
                     closer, pods);
@@ -176,7 +176,7 @@ public final class ServeApp implements AutoCloseable {
     }
 
     private static VfioAvailability checkVfio(ServeConfig config, ServingMetrics metrics) {
-        VfioAvailability vfio = VfioApiCheck.check(config.devRoot());
+        VfioAvailability vfio = VfioApiProbe.probe(config.devRoot());
         metrics.vfio(vfio);
         if (vfio instanceof VfioAvailability.Available) log.info("{}", vfio.describe());
         else log.warn("{}", vfio.describe());

@@ -1,7 +1,7 @@
 package io.vfiodp.serve;
 
 import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
-import io.vfiodp.host.vfio.VfioApiCheck;
+import io.vfiodp.host.vfio.VfioApiProbe;
 import io.vfiodp.policy.DefaultNames;
 import io.vfiodp.policy.ResourceName;
 import java.util.concurrent.CountDownLatch;
@@ -68,7 +68,7 @@ public final class ServePrestart {
             } finally {
                 logging.countDown();
             }
-        }, VfioApiCheck::bindLibc, Epoll::isAvailable, ServePrestart::linkRecordMethods);
+        }, VfioApiProbe::bindLibc, Epoll::isAvailable, ServePrestart::linkRecordMethods);
     }
 
     /**

@@ -13,7 +13,7 @@ import io.vfiodp.kubelet.PodResourcesClient;
 import io.vfiodp.vgpu.KubeletAllocations;
 import io.vfiodp.vgpu.StateFile;
 import io.vfiodp.vgpu.SysfsWriter;
-import io.vfiodp.vgpu.VgpuLayoutStep;
+import io.vfiodp.vgpu.VgpuLayoutPhase;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -27,7 +27,7 @@ final class VgpuWiring {
     private VgpuWiring() {}
 
     /** The layout step when serve manages vGPUs, else empty; it asks {@code podResources} (there when it does) which vGPUs are in use. */
-    static Optional<VgpuLayoutStep> start(ServeConfig config, Supplier<HostSnapshot> scan, Optional<KubernetesClient> client,
+    static Optional<VgpuLayoutPhase> start(ServeConfig config, Supplier<HostSnapshot> scan, Optional<KubernetesClient> client,
                                           Optional<NodeEventRecorder> recorder, ServingMetrics metrics, Optional<PodResourcesClient> podResources) {
         if (!config.vgpu().manage()) return Optional.empty();
         LayoutEvents events = LayoutEvents.NONE;
@@ -39,7 +39,7 @@ final class VgpuWiring {
         StateFile state = new StateFile(config.vgpu().stateDir());
         LayoutManager manager = new LayoutManager(scan, new KubeletAllocations(kubelet::read), new LayoutPlanner(() -> UUID.randomUUID().toString()),
                 new LayoutExecutor(config.sysfsRoot(), SysfsWriter.KERNEL, state, events), state, events);
-        return Optional.of(new VgpuLayoutStep(manager));
+        return Optional.of(new VgpuLayoutPhase(manager));
     }
 
     /** {@code events}, each state also set in the metrics. */

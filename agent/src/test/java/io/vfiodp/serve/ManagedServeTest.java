@@ -32,7 +32,7 @@ import io.vfiodp.vgpu.LayoutManager;
 import io.vfiodp.vgpu.LayoutPlanner;
 import io.vfiodp.vgpu.KubeletAllocations;
 import io.vfiodp.vgpu.StateFile;
-import io.vfiodp.vgpu.VgpuLayoutStep;
+import io.vfiodp.vgpu.VgpuLayoutPhase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -97,7 +97,7 @@ class ManagedServeTest {
         LayoutManager manager = new LayoutManager(scanner::scan, new KubeletAllocations(client::read),
                 new LayoutPlanner(() -> String.format("00000000-0000-4000-8000-%012d", uuid.incrementAndGet())),
                 new LayoutExecutor(node.resolve("sys"), kernel, state, LayoutEvents.NONE), state, LayoutEvents.NONE);
-        NodePass source = new NodePass(LocalConfig.of(Optional.of(config)), Optional.of(new VgpuLayoutStep(manager)),
+        NodePass source = new NodePass(LocalConfig.of(Optional.of(config)), Optional.of(new VgpuLayoutPhase(manager)),
                 new ScanPolicySource(scanner::scan, Optional.of(config), PciIds.bundled()), new ServingMetrics(new PrometheusRegistry(), "test",
                 Clock.systemUTC()), System::nanoTime);
         kubelet = KubeletSimulator.start(Files.createDirectories(tmp.resolve("plugins")));

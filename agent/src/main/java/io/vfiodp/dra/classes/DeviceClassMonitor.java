@@ -101,7 +101,7 @@ public final class DeviceClassMonitor implements AutoCloseable {
     private ClassVerdict read(ExtendedResourceClass expected) {
         try {
             GenericKubernetesResource found = client.genericKubernetesResources(CLASSES).withName(expected.name()).get();
-            return DeviceClassCheck.verdict(expected, Optional.ofNullable(found).map(DeviceClassMonitor::compared));
+            return DeviceClassComparison.verdict(expected, Optional.ofNullable(found).map(DeviceClassMonitor::compared));
         } catch (KubernetesClientException e) {
             return new ClassVerdict.Unreadable(expected.name(), (e.getCode() > 0 ? "HTTP " + e.getCode() + ": " : "") + e.getMessage());
         } catch (RuntimeException e) {

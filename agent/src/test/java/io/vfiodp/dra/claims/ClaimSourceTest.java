@@ -55,8 +55,8 @@ class ClaimSourceTest {
                 claim("", ", \"status\": {}"),
                 claim("", ""));
         for (String json : claims) {
-            ClaimCheck.Outcome typed = ClaimCheck.check(Serialization.unmarshal(json, ResourceClaim.class), "u-1", DRIVER, POOL, VIEW);
-            ClaimCheck.Outcome copied = ClaimCheck.check(ClaimSource.allocated(Serialization.unmarshal(json, GenericKubernetesResource.class)),
+            ClaimAllocations.Outcome typed = ClaimAllocations.check(Serialization.unmarshal(json, ResourceClaim.class), "u-1", DRIVER, POOL, VIEW);
+            ClaimAllocations.Outcome copied = ClaimAllocations.check(ClaimSource.allocated(Serialization.unmarshal(json, GenericKubernetesResource.class)),
                     "u-1", DRIVER, POOL, VIEW);
             assertThat(copied).as(json).isEqualTo(typed);
         }

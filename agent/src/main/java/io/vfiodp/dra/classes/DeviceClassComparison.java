@@ -6,9 +6,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /** Compares a DeviceClass the API holds with the one a resource needs. Pure. */
-public final class DeviceClassCheck {
+public final class DeviceClassComparison {
 
-    private DeviceClassCheck() {}
+    private DeviceClassComparison() {}
 
     /** @param found the class of {@code expected}'s name as the API holds it; empty when there is none */
     public static ClassVerdict verdict(ExtendedResourceClass expected, Optional<DeviceClass> found) {

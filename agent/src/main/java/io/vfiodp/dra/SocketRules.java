@@ -26,7 +26,7 @@ import java.util.Set;
  * kubelet connects afresh. Failed starts are retried on the backoff for ever, a problem logged
  * when it is new, not on every attempt.
  */
-final class SocketPass {
+final class SocketRules {
 
     private final Map<DriverSocket, Path> paths;
     private final Backoff backoff;
@@ -34,7 +34,7 @@ final class SocketPass {
     private final List<DriverAction> actions;
     private SocketStates sockets;
 
-    SocketPass(SocketStates sockets, Map<DriverSocket, Path> paths, Backoff backoff, long now, List<DriverAction> actions) {
+    SocketRules(SocketStates sockets, Map<DriverSocket, Path> paths, Backoff backoff, long now, List<DriverAction> actions) {
         this.sockets = sockets;
         this.paths = paths;
         this.backoff = backoff;

@@ -14,7 +14,7 @@ import org.slf4j.event.Level;
  * pass. A layout that cannot be read or written never stops serving: the pass goes on to the scan.
  * Called on the pass thread only.
  */
-public final class VgpuLayoutStep {
+public final class VgpuLayoutPhase {
 
     private static final Logger log = LoggerFactory.getLogger("io.vfiodp.vgpu");
 
@@ -22,7 +22,7 @@ public final class VgpuLayoutStep {
     private final ProblemLog problems = new ProblemLog(log, Level.ERROR);
     private LayoutSetting last = new LayoutSetting.None();
 
-    public VgpuLayoutStep(LayoutManager manager) {
+    public VgpuLayoutPhase(LayoutManager manager) {
         this.manager = Objects.requireNonNull(manager, "manager");
     }
 

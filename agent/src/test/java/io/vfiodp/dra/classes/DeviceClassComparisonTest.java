@@ -9,26 +9,26 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** A DeviceClass in the API against the one a resource routed to DRA needs. */
-class DeviceClassCheckTest {
+class DeviceClassComparisonTest {
 
     private static final ExtendedResourceClass T4 = ((ExtendedResourceClasses.Named) ExtendedResourceClasses.of("vfio-device-plugin.io",
             ResourceName.of("nvidia.com/TU104GL_TESLA_T4"))).deviceClass();
 
     @Test
     void theClassAsPrintedIsReady() {
-        assertThat(DeviceClassCheck.verdict(T4, Optional.of(T4.toDeviceClass()))).isEqualTo(new ClassVerdict.Ready(T4.name()));
+        assertThat(DeviceClassComparison.verdict(T4, Optional.of(T4.toDeviceClass()))).isEqualTo(new ClassVerdict.Ready(T4.name()));
     }
 
     @Test
     void noClassIsMissing() {
-        assertThat(DeviceClassCheck.verdict(T4, Optional.empty())).isEqualTo(new ClassVerdict.Missing(T4.name()));
+        assertThat(DeviceClassComparison.verdict(T4, Optional.empty())).isEqualTo(new ClassVerdict.Missing(T4.name()));
     }
 
     @Test
     void aClassForAnotherExtendedResourceDiffersAndSaysHow() {
         DeviceClass other = new DeviceClassBuilder(T4.toDeviceClass()).editSpec().withExtendedResourceName("nvidia.com/gpu").endSpec().build();
 
-        assertThat(DeviceClassCheck.verdict(T4, Optional.of(other))).isEqualTo(new ClassVerdict.Differs(T4.name(),
+        assertThat(DeviceClassComparison.verdict(T4, Optional.of(other))).isEqualTo(new ClassVerdict.Differs(T4.name(),
                 "has spec.extendedResourceName nvidia.com/gpu, not nvidia.com/TU104GL_TESLA_T4"));
     }
 
@@ -36,7 +36,7 @@ class DeviceClassCheckTest {
     void aClassWithoutAnExtendedResourceNameDiffers() {
         DeviceClass plain = new DeviceClassBuilder(T4.toDeviceClass()).editSpec().withExtendedResourceName(null).endSpec().build();
 
-        assertThat(DeviceClassCheck.verdict(T4, Optional.of(plain))).isEqualTo(new ClassVerdict.Differs(T4.name(),
+        assertThat(DeviceClassComparison.verdict(T4, Optional.of(plain))).isEqualTo(new ClassVerdict.Differs(T4.name(),
                 "has no spec.extendedResourceName, not nvidia.com/TU104GL_TESLA_T4"));
     }
 
@@ -45,7 +45,7 @@ class DeviceClassCheckTest {
         DeviceClass other = new DeviceClassBuilder(T4.toDeviceClass()).editSpec().withSelectors().addNewSelector().withNewCel()
                 .withExpression("device.driver == 'gpu.nvidia.com'").endCel().endSelector().endSpec().build();
 
-        assertThat(DeviceClassCheck.verdict(T4, Optional.of(other))).isEqualTo(new ClassVerdict.Differs(T4.name(),
+        assertThat(DeviceClassComparison.verdict(T4, Optional.of(other))).isEqualTo(new ClassVerdict.Differs(T4.name(),
                 "selects [device.driver == 'gpu.nvidia.com'], not [" + T4.selector() + "]"));
     }
 }

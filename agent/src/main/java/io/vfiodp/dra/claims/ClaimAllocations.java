@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  * The scheduler's claim of a pod's extended resources (KEP-5004) is told apart by its annotation
  * and checked the same way.
  */
-public final class ClaimCheck {
+public final class ClaimAllocations {
 
     private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
     private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
@@ -34,7 +34,7 @@ public final class ClaimCheck {
      */
     public static final String EXTENDED_RESOURCE_CLAIM = "resource.kubernetes.io/extended-resource-claim";
 
-    private ClaimCheck() {}
+    private ClaimAllocations() {}
 
     /** A device the claim allocates, for the request (or {@code request/subrequest}) that got it. */
     public record Allocated(String request, DraDevice device) {}

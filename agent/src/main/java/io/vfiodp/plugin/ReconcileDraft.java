@@ -35,7 +35,7 @@ import java.util.TreeMap;
  * One step of {@link ReconcileStep} on a working copy of the state (the input is never changed):
  * the events' changes to what is known, then the convergence, collecting actions in order.
  */
-final class ReconcilePass {
+final class ReconcileDraft {
 
     private final Path pluginDir;
     private final Backoff backoff;
@@ -49,7 +49,7 @@ final class ReconcilePass {
     private boolean closed;
     private final List<ReconcileAction> actions = new ArrayList<>();
 
-    ReconcilePass(ReconcileState s, long now, Path pluginDir, Backoff backoff) {
+    ReconcileDraft(ReconcileState s, long now, Path pluginDir, Backoff backoff) {
         this.pluginDir = pluginDir;
         this.backoff = backoff;
         this.now = now;

@@ -25,7 +25,7 @@ import java.util.Optional;
  * drops them, to notice the feature coming on); until it answers, and where it drops them, they
  * are left out. A write that comes back without its taints says the same.
  */
-final class SlicePass {
+final class SliceRules {
 
     private final String pool;
     private final String driver;
@@ -34,7 +34,7 @@ final class SlicePass {
     private final List<DriverAction> actions;
     private SliceState s;
 
-    SlicePass(SliceState slices, String pool, String driver, Backoff backoff, long now, List<DriverAction> actions) {
+    SliceRules(SliceState slices, String pool, String driver, Backoff backoff, long now, List<DriverAction> actions) {
         this.s = slices;
         this.pool = pool;
         this.driver = driver;

@@ -13,7 +13,7 @@ import java.nio.file.Path;
  * the kernel offers, the way QEMU does before it opens a group. Only the container is opened:
  * opening {@code /dev/vfio/<group>} would take the group away from a VM that holds it.
  */
-public final class VfioApiCheck {
+public final class VfioApiProbe {
 
     /** The kernel's {@code VFIO_API_VERSION}; any other answer is an ABI we do not speak. */
     static final int EXPECTED_API_VERSION = 0;
@@ -25,7 +25,7 @@ public final class VfioApiCheck {
     private static final int O_RDWR = 02;
     private static final int O_CLOEXEC = 02000000;
 
-    /** The libc calls used, bound lazily so that hosts without them fail the check, not the class. */
+    /** The libc calls used, bound lazily so that hosts without them fail the probe, not the class. */
     interface LibC extends Library {
         int open(String path, int flags) throws LastErrorException;
 
@@ -36,18 +36,18 @@ public final class VfioApiCheck {
         String strerror(int errnum);
     }
 
-    private VfioApiCheck() {}
+    private VfioApiProbe() {}
 
     /**
-     * Loads JNA and binds glibc now, as {@link #check} does first: for a start that does it on
-     * another core ahead of the check. Throws as the binding does when there is no libc.
+     * Loads JNA and binds glibc now, as {@link #probe} does first: for a start that does it on
+     * another core ahead of the probe. Throws as the binding does when there is no libc.
      */
     public static void bindLibc() {
         NativeLibC.load(LibC.class);
     }
 
     /** Checks {@code <devRoot>/vfio/vfio}; never throws. */
-    public static VfioAvailability check(Path devRoot) {
+    public static VfioAvailability probe(Path devRoot) {
         Path container = devRoot.resolve("vfio").resolve("vfio");
         if (Files.notExists(container, LinkOption.NOFOLLOW_LINKS)) {
             return new VfioAvailability.Unavailable(container + " does not exist (VFIO not running, or /dev not mounted)");

@@ -19,16 +19,16 @@ import java.util.Optional;
 /**
  * One step of the driver's step on a working copy of the state (the input is never changed): the
  * events' changes to what is known, then the convergence, collecting actions in order. The
- * sockets and the slices each have their part ({@link SocketPass}, {@link SlicePass}); the view,
+ * sockets and the slices each have their part ({@link SocketRules}, {@link SliceRules}); the view,
  * the health list and the verdict are kept here.
  */
-final class DriverPass {
+final class DriverDraft {
 
     private final DraSettings settings;
     private final Now now;
     private final List<DriverAction> actions = new ArrayList<>();
-    private final SocketPass sockets;
-    private final SlicePass slices;
+    private final SocketRules sockets;
+    private final SliceRules slices;
     private TargetState target;
     private boolean applied;
     private DriverView view;
@@ -37,7 +37,7 @@ final class DriverPass {
     private HealthList health;
     private boolean closed;
 
-    DriverPass(DriverState s, DraSettings settings, Now now) {
+    DriverDraft(DriverState s, DraSettings settings, Now now) {
         this.settings = settings;
         this.now = now;
         this.target = s.target();
@@ -45,9 +45,9 @@ final class DriverPass {
         this.view = s.view();
         this.registered = s.registered();
         this.health = s.health();
-        this.sockets = new SocketPass(s.sockets(), Map.of(DriverSocket.SERVICE, settings.draSocket(), DriverSocket.REGISTRATION,
+        this.sockets = new SocketRules(s.sockets(), Map.of(DriverSocket.SERVICE, settings.draSocket(), DriverSocket.REGISTRATION,
                 settings.registrationSocket()), settings.backoff(), now.nanos(), actions);
-        this.slices = new SlicePass(s.slices(), settings.nodeName(), settings.driverName(), settings.backoff(), now.nanos(), actions);
+        this.slices = new SliceRules(s.slices(), settings.nodeName(), settings.driverName(), settings.backoff(), now.nanos(), actions);
     }
 
     DriverState state() {
@@ -59,11 +59,11 @@ final class DriverPass {
         return actions;
     }
 
-    SocketPass sockets() {
+    SocketRules sockets() {
         return sockets;
     }
 
-    SlicePass slices() {
+    SliceRules slices() {
         return slices;
     }
 

@@ -12,13 +12,13 @@ import org.junit.jupiter.api.io.TempDir;
  * The error paths of the VFIO ioctl check, on files that are not a VFIO container: the open and
  * ioctl calls are real, only the answers differ from a VFIO host's.
  */
-class VfioApiCheckTest {
+class VfioApiProbeTest {
 
     @TempDir Path dev;
 
     @Test
     void absentContainerIsUnavailableAndSaysWhichPath() {
-        assertThat(VfioApiCheck.check(dev)).isEqualTo(new VfioAvailability.Unavailable(
+        assertThat(VfioApiProbe.probe(dev)).isEqualTo(new VfioAvailability.Unavailable(
                 dev.resolve("vfio/vfio") + " does not exist (VFIO not running, or /dev not mounted)"));
     }
 
@@ -27,7 +27,7 @@ class VfioApiCheckTest {
         Files.createDirectories(dev.resolve("vfio"));
         Files.writeString(dev.resolve("vfio/vfio"), "");
 
-        assertThat(VfioApiCheck.check(dev)).isEqualTo(new VfioAvailability.Unavailable(
+        assertThat(VfioApiProbe.probe(dev)).isEqualTo(new VfioAvailability.Unavailable(
                 dev.resolve("vfio/vfio") + ": VFIO_GET_API_VERSION failed: errno 25 (Inappropriate ioctl for device)"));
     }
 
@@ -35,7 +35,7 @@ class VfioApiCheckTest {
     void directoryCannotBeOpenedReadWrite() throws Exception {
         Files.createDirectories(dev.resolve("vfio/vfio"));
 
-        assertThat(VfioApiCheck.check(dev)).isEqualTo(new VfioAvailability.Unavailable(
+        assertThat(VfioApiProbe.probe(dev)).isEqualTo(new VfioAvailability.Unavailable(
                 "cannot open " + dev.resolve("vfio/vfio") + ": errno 21 (Is a directory)"));
     }
 
@@ -53,7 +53,7 @@ class VfioApiCheckTest {
     @Test
     void hostWithoutVfioSaysSoCleanly() {
         assumeFalse(Files.exists(Path.of("/dev/vfio/vfio")), "this host has VFIO");
-        assertThat(VfioApiCheck.check(Path.of("/dev")).describe())
+        assertThat(VfioApiProbe.probe(Path.of("/dev")).describe())
                 .isEqualTo("VFIO unavailable: /dev/vfio/vfio does not exist (VFIO not running, or /dev not mounted)");
     }
 }
