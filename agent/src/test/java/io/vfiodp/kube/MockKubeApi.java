@@ -40,8 +40,8 @@ public final class MockKubeApi implements AutoCloseable {
     private final KubernetesClient client;
     private final OffLoopWatchDispatcher dispatcher;
 
+    /** On {@code port}, or on one the kernel picks when it is 0. */
     private MockKubeApi(int port) {
-        this.port = port;
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
         this.dispatcher = new OffLoopWatchDispatcher(responses);
         this.server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(), responses, dispatcher, false);
@@ -50,11 +50,16 @@ public final class MockKubeApi implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.client = clientFor(port);
+        this.port = server.getPort();
+        this.client = clientFor(this.port);
     }
 
+    /**
+     * On a port the kernel picks as the server binds it: a port found free and bound later could be taken
+     * in between by another test JVM (surefire runs two) or another build on the machine.
+     */
     public static MockKubeApi start() {
-        return new MockKubeApi(freePort());
+        return new MockKubeApi(0);
     }
 
     public static MockKubeApi startOn(int port) {
