@@ -48,7 +48,11 @@ class GpuOperatorDropInTest {
     private static final String NODE = "gpu-node-1";
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
     private static final Path T4_NUMA = Path.of("src/test/resources/sysfs-fixtures/t4-numa");
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    /**
+     * Generous: a serve JVM of its own starts and scans first, which takes many times its quiet time on a 2-core
+     * machine that other builds and the other test fork share.
+     */
+    private static final Duration WAIT = Duration.ofSeconds(120);
     private static final Subject SERVICE_ACCOUNT = new SubjectBuilder().withKind("ServiceAccount").withName(GpuOperatorSandbox.NAME)
             .withNamespace(GpuOperatorSandbox.NAMESPACE).build();
     private static final Pattern DOCKER_INSTRUCTION = Pattern.compile("(?m)^(ENTRYPOINT|CMD) (\\[.*])$");

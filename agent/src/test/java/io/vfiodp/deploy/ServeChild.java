@@ -29,7 +29,11 @@ import java.util.regex.Pattern;
 final class ServeChild implements AutoCloseable {
 
     private static final Pattern METRICS_LINE = Pattern.compile("metrics on http://\\S+:(\\d+)/metrics");
-    private static final Duration START_WAIT = Duration.ofSeconds(40);
+    /**
+     * Generous: a serve JVM of its own starts and scans first, which takes many times its quiet time on a 2-core
+     * machine that other builds and the other test fork share.
+     */
+    private static final Duration START_WAIT = Duration.ofSeconds(120);
 
     private final Process process;
     private final Path log;

@@ -32,7 +32,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ServeDraTest {
 
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    /**
+     * Generous: a serve JVM of its own starts and scans first, which takes many times its quiet time on a 2-core
+     * machine that other builds and the other test fork share.
+     */
+    private static final Duration WAIT = Duration.ofSeconds(120);
     private static final String NODE = "gpu-node-1";
     private static final String T4 = "nvidia.com/TU104GL_TESLA_T4";
 

@@ -40,8 +40,8 @@ public final class MockKubeApi implements AutoCloseable {
     private final KubernetesClient client;
     private final OffLoopWatchDispatcher dispatcher;
 
+    /** On {@code port}, or on one the kernel picks when it is 0. */
     private MockKubeApi(int port) {
-        this.port = port;
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
         this.dispatcher = new OffLoopWatchDispatcher(responses);
         this.server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(), responses, dispatcher, false);
@@ -50,13 +50,18 @@ public final class MockKubeApi implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        this.port = server.getPort();
         // the test's own hand on the API: a generous request time, so that a first call to a cold mock server on a busy
         // machine does not fail a test that is about something else
-        this.client = clientFor(port, 30_000);
+        this.client = clientFor(this.port, 30_000);
     }
 
+    /**
+     * On a port the kernel picks as the server binds it: a port found free and bound later could be taken
+     * in between by another test JVM (surefire runs two) or another build on the machine.
+     */
     public static MockKubeApi start() {
-        return new MockKubeApi(freePort());
+        return new MockKubeApi(0);
     }
 
     public static MockKubeApi startOn(int port) {

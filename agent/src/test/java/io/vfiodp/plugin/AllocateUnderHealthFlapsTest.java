@@ -64,7 +64,11 @@ class AllocateUnderHealthFlapsTest {
     private static final Map<String, Integer> FLAPPING = Map.of("0000:1a:00.0", 24, "0000:b1:00.0", 64);
     // Its group node is missing in the fixture: Unhealthy from start to end.
     private static final String NEVER_HEALTHY = "0000:b2:00.0";
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    /**
+     * Generous: a serve JVM of its own starts and scans first, which takes many times its quiet time on a 2-core
+     * machine that other builds and the other test fork share.
+     */
+    private static final Duration WAIT = Duration.ofSeconds(120);
 
     @TempDir Path temp;
 

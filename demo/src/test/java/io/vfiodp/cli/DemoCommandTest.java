@@ -15,23 +15,49 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DemoCommandTest {
 
     private static int exitCode;
     private static String output;
     private static String errors;
 
+    /** The process' threads, file descriptors and watches between the two runs. */
+    private static ProcessLevels afterFirstRun;
+    /** The second run, with serve's JVM options: its exit status, stderr and the plugin process' JVM log. */
+    private static int optionsExitCode;
+    private static String optionsErrors;
+    private static Path optionsLog;
+
+    @TempDir
+    static Path shared;
+
+    /**
+     * Two runs for the whole class (each starts serve JVMs, the class' cost): the default one most
+     * tests read, and one with {@code --serve-java-option}s that only the plugin process sees, which
+     * is also the second run {@link #demoLeavesNoThreadFileDescriptorOrWatchBehind} measures.
+     */
     @BeforeAll
-    static void runDemoOnce() {
+    static void runDemoTwice() {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         exitCode = demo(out, err);
         output = out.toString();
         errors = err.toString();
+
+        afterFirstRun = ProcessLevels.now();
+        optionsLog = shared.resolve("serve-jvm.log");
+        StringWriter optionsErr = new StringWriter();
+        optionsExitCode = demo(new StringWriter(), optionsErr, "--serve-java-option=-XX:+UseParallelGC",
+                "--serve-java-option=-Xlog:gc,class+load:file=" + optionsLog);
+        optionsErrors = optionsErr.toString();
     }
 
     private static int demo(StringWriter out, String... options) {
@@ -104,13 +130,9 @@ class DemoCommandTest {
      * which loads serve's classes and not the demo's own (the kubelet simulator).
      */
     @Test
-    void serveJavaOptionsGoToThePluginProcess(@TempDir Path tmp) throws Exception {
-        Path log = tmp.resolve("serve-jvm.log");
-
-        int exit = demo(new StringWriter(), "--serve-java-option=-XX:+UseParallelGC", "--serve-java-option=-Xlog:gc,class+load:file=" + log);
-
-        assertThat(exit).isZero();
-        assertThat(Files.readString(log)).contains("Using Parallel", "io.vfiodp.cli.ServeCommand source:")
+    void serveJavaOptionsGoToThePluginProcess() throws Exception {
+        assertThat(optionsExitCode).as(optionsErrors).isZero();
+        assertThat(Files.readString(optionsLog)).contains("Using Parallel", "io.vfiodp.cli.ServeCommand source:")
                 .doesNotContain("io.vfiodp.testkit.deviceplugin.KubeletSimulator");
     }
 
@@ -193,20 +215,19 @@ class DemoCommandTest {
     }
 
     /**
-     * A second run, so that the baseline already holds what the first one opened for good (the
-     * class path's jars). The threads that end by themselves ({@link io.vfiodp.plugin.Leaks#endsByItself})
+     * The second run (with serve's JVM options, which only the plugin process sees) against a
+     * baseline taken after the first, so that it already holds what the first one opened for good
+     * (the class path's jars); first of the class' tests, so that nothing else ran since. The threads that end by themselves ({@link io.vfiodp.plugin.Leaks#endsByItself})
      * are not counted: the JDK's keep-alive timer (the connections themselves are closed, the file
      * descriptors say so) and process reaper, and fabric8's shared scheduler, which the DRA part's
      * client requests start.
      */
     @Test
+    @Order(1)
     void demoLeavesNoThreadFileDescriptorOrWatchBehind() throws Exception {
-        ProcessLevels before = ProcessLevels.now();
-        StringWriter err = new StringWriter();
+        assertThat(optionsExitCode).as(optionsErrors).isZero();
 
-        assertThat(demo(new StringWriter(), err)).as(err::toString).isZero();
-
-        ProcessLevels.awaitBackTo(before, Duration.ofSeconds(30));
+        ProcessLevels.awaitBackTo(afterFirstRun, Duration.ofSeconds(30));
     }
 
     @Test

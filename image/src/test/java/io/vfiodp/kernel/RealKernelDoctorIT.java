@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -58,15 +57,10 @@ class RealKernelDoctorIT {
     }
 
     @BeforeAll
-    void boot(GuestImage image) throws Exception {
+    void boot(GuestImage image, Guest shared) throws Exception {
         this.image = image;
-        guest = Guest.boot(image);
+        guest = shared;
         prepare(guest);
-    }
-
-    @AfterAll
-    void shutdown() throws Exception {
-        if (guest != null) guest.close();
     }
 
     private static void prepare(Guest g) throws Exception {

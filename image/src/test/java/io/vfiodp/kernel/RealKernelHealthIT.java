@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -51,8 +50,8 @@ class RealKernelHealthIT {
     }
 
     @BeforeAll
-    void bootAndServe(GuestImage image) throws Exception {
-        guest = Guest.boot(image);
+    void bootAndServe(Guest shared) throws Exception {
+        guest = shared;
         GuestHosts.writeConfig(guest);
         GuestHosts.bindServedToVfio(guest);
         long start = System.nanoTime();
@@ -63,11 +62,6 @@ class RealKernelHealthIT {
         System.out.printf("real kernel: the first ListAndWatch lists came %.1f s after the recorder's start (bound %s)%n",
                 (System.nanoTime() - start) / 1e9, guest.paced(UPDATE));
         assertThat(guest.ok("cat /run/dp/serve.log")).contains("kernel uevents: listening");
-    }
-
-    @AfterAll
-    void shutdown() throws Exception {
-        if (guest != null) guest.close();
     }
 
     @Test

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -31,14 +30,9 @@ class RealKernelScanIT {
     private Guest guest;
 
     @BeforeAll
-    void boot(GuestImage image) throws Exception {
-        guest = Guest.boot(image);
+    void boot(Guest shared) throws Exception {
+        guest = shared;
         GuestHosts.writeConfig(guest);
-    }
-
-    @AfterAll
-    void shutdown() throws Exception {
-        if (guest != null) guest.close();
     }
 
     /** Nothing on vfio-pci, the virtio devices on virtio-pci: the machine as it booted. */

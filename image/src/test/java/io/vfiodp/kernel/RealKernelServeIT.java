@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -34,8 +33,8 @@ class RealKernelServeIT {
     private JsonNode served;
 
     @BeforeAll
-    void bootAndServe(GuestImage image) throws Exception {
-        guest = Guest.boot(image);
+    void bootAndServe(Guest shared) throws Exception {
+        guest = shared;
         GuestHosts.writeConfig(guest);
         GuestHosts.bindServedToVfio(guest);
         kernel = GuestHosts.sysfs(guest);
@@ -43,11 +42,6 @@ class RealKernelServeIT {
                 guest.image().imageDir().resolve("bin/vfio-device-plugin").toString(), GuestHosts.CONFIG_PATH, "/run/dp/plugins",
                 EDU + "," + DISPLAY, EDU + "=" + Guest.EDU_BEHIND_BRIDGE_2) + " 2>/tmp/serve-driver.err"));
         assertThat(served.has("error")).as("the driver's run: %s", served).isFalse();
-    }
-
-    @AfterAll
-    void shutdown() throws Exception {
-        if (guest != null) guest.close();
     }
 
     @Test

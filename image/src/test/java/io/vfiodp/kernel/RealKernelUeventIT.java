@@ -8,7 +8,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -33,15 +32,10 @@ class RealKernelUeventIT {
     private Guest guest;
 
     @BeforeAll
-    void bootAndListen(GuestImage image) throws Exception {
-        guest = Guest.boot(image);
+    void bootAndListen(Guest shared) throws Exception {
+        guest = shared;
         guest.ok(guest.java("io.vfiodp.kernel.guest.UeventRecorder") + " > " + LOG + " 2>/tmp/uevents.err &");
         awaitLines(LOG, 0, List.of("open: opened"));
-    }
-
-    @AfterAll
-    void shutdown() throws Exception {
-        if (guest != null) guest.close();
     }
 
     @Test
