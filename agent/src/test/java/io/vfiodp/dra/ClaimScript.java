@@ -161,7 +161,8 @@ final class ClaimScript implements ClaimBook.Edges {
     /** A claim of this node's pool allocating {@code devices} (request {@code gpu}), as the API holds it. */
     static ClaimRequest fetched(String name, String uid, String... devices) {
         DeviceRequestAllocationResult[] results = Arrays.stream(devices).map(Claims::ours).toArray(DeviceRequestAllocationResult[]::new);
-        return new ClaimRequest(Claims.NAMESPACE, uid, name, Optional.of(new ClaimSource.Found(Claims.allocated(name, uid, results))));
+        var claim = Claims.asRead(Claims.allocated(name, uid, results));
+        return new ClaimRequest(Claims.NAMESPACE, uid, name, Optional.of(new ClaimSource.Found(claim)));
     }
 
     /** The scheduler's claim of a pod's extended resources, allocating {@code devices} to request {@code container-0-request-0}. */
@@ -170,7 +171,7 @@ final class ClaimScript implements ClaimBook.Edges {
                 DraNodes.NODE, d)).toArray(DeviceRequestAllocationResult[]::new);
         var claim = Claims.allocated(name, uid, results);
         claim.getMetadata().setAnnotations(Map.of("resource.kubernetes.io/extended-resource-claim", "true"));
-        return new ClaimRequest(Claims.NAMESPACE, uid, name, Optional.of(new ClaimSource.Found(claim)));
+        return new ClaimRequest(Claims.NAMESPACE, uid, name, Optional.of(new ClaimSource.Found(Claims.asRead(claim))));
     }
 
     /** A claim prepared already: the API was not asked. */

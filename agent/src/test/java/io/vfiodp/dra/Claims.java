@@ -1,10 +1,12 @@
 package io.vfiodp.dra;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResultBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaimBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.List;
 import java.util.Map;
 
@@ -37,6 +39,11 @@ public final class Claims {
         ResourceClaim c = allocated(name, uid, results);
         c.getMetadata().setAnnotations(Map.of("resource.kubernetes.io/pod-claim-name", podClaimName));
         return c;
+    }
+
+    /** {@code claim} as the driver reads it from the API: a generic resource, a JSON tree. */
+    public static GenericKubernetesResource asRead(ResourceClaim claim) {
+        return Serialization.unmarshal(Serialization.asJson(claim), GenericKubernetesResource.class);
     }
 
     /**

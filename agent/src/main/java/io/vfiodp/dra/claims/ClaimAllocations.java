@@ -1,9 +1,9 @@
 package io.vfiodp.dra.claims;
 
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceRequestAllocationResult;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.vfiodp.dra.model.DraDevice;
 import io.vfiodp.dra.model.DriverView;
+import io.vfiodp.dra.model.JsonTree;
 import io.vfiodp.policy.Health;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -63,7 +63,7 @@ public final class ClaimAllocations {
     /**
      * @param uid the UID the kubelet named: a claim by the same name with another UID replaced it
      */
-    public static Outcome check(ResourceClaim claim, String uid, String driver, String pool, DriverView view) {
+    public static Outcome check(GenericKubernetesResource claim, String uid, String driver, String pool, DriverView view) {
         var meta = claim.getMetadata();
         String ns = meta == null ? null : meta.getNamespace();
         String name = meta == null ? null : meta.getName();
@@ -74,40 +74,42 @@ public final class ClaimAllocations {
         if (!uid.equals(meta.getUid())) {
             return new Refused(what + " has UID " + meta.getUid() + ", not " + uid + ": it was replaced");
         }
-        var allocation = claim.getStatus() == null ? null : claim.getStatus().getAllocation();
+        Object allocation = JsonTree.at(claim.getAdditionalProperties(), "status", "allocation");
         if (allocation == null) return new Refused(what + " is not allocated");
-        List<DeviceRequestAllocationResult> results = allocation.getDevices() == null || allocation.getDevices().getResults() == null
-                ? List.of() : allocation.getDevices().getResults();
+        List<?> results = JsonTree.list(allocation, "devices", "results");
         List<Allocated> mine = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < results.size(); i++) {
-            DeviceRequestAllocationResult r = results.get(i);
-            if (r == null) return new Refused(what + " is malformed: allocation result " + i + " is empty");
-            if (!driver.equals(r.getDriver())) continue;
+            Object r = results.get(i);
+            if (!(r instanceof Map<?, ?>)) return new Refused(what + " is malformed: allocation result " + i + " is empty");
+            if (!driver.equals(JsonTree.text(r, "driver"))) continue;
             String at = what + " allocation result " + i;
-            if (blank(r.getPool()) || blank(r.getDevice()) || blank(r.getRequest())) {
-                return new Refused(at + " is malformed: it lacks its " + (blank(r.getRequest()) ? "request" : blank(r.getPool()) ? "pool" : "device"));
+            String request = JsonTree.text(r, "request");
+            String resultPool = JsonTree.text(r, "pool");
+            String deviceName = JsonTree.text(r, "device");
+            if (blank(resultPool) || blank(deviceName) || blank(request)) {
+                return new Refused(at + " is malformed: it lacks its " + (blank(request) ? "request" : blank(resultPool) ? "pool" : "device"));
             }
-            if (!validRequest(r.getRequest())) {
-                return new Refused(at + " is malformed: request '" + r.getRequest() + "' is not a DNS label (or label/label)");
+            if (!validRequest(request)) {
+                return new Refused(at + " is malformed: request '" + request + "' is not a DNS label (or label/label)");
             }
-            if (!pool.equals(r.getPool())) {
-                return new Refused(at + ": device " + r.getDevice() + " is in pool " + r.getPool() + ", another node's; this node's pool is " + pool);
+            if (!pool.equals(resultPool)) {
+                return new Refused(at + ": device " + deviceName + " is in pool " + resultPool + ", another node's; this node's pool is " + pool);
             }
-            Optional<DraDevice> device = view.device(r.getDevice());
+            Optional<DraDevice> device = view.device(deviceName);
             if (device.isEmpty()) {
-                return new Refused(at + ": device " + r.getDevice() + " is not one this node offers through DRA");
+                return new Refused(at + ": device " + deviceName + " is not one this node offers through DRA");
             }
-            if (Boolean.TRUE.equals(r.getAdminAccess())) {
-                return new Refused(at + ": admin access to device " + r.getDevice() + " is not supported: VFIO hands a device to one VM only");
+            if (Boolean.TRUE.equals(JsonTree.at(r, "adminAccess"))) {
+                return new Refused(at + ": admin access to device " + deviceName + " is not supported: VFIO hands a device to one VM only");
             }
             if (device.get().device().health() instanceof Health.Unhealthy(String reason)) {
-                return new Refused(at + ": device " + r.getDevice() + " (" + device.get().device().id() + ") is unhealthy: " + reason);
+                return new Refused(at + ": device " + deviceName + " (" + device.get().device().id() + ") is unhealthy: " + reason);
             }
-            if (!seen.add(r.getDevice())) {
-                return new Refused(what + " is malformed: device " + r.getDevice() + " is allocated twice");
+            if (!seen.add(deviceName)) {
+                return new Refused(what + " is malformed: device " + deviceName + " is allocated twice");
             }
-            mine.add(new Allocated(r.getRequest(), device.get()));
+            mine.add(new Allocated(request, device.get()));
         }
         if (mine.isEmpty()) return new Refused(what + " allocates no device of driver " + driver);
         Map<String, String> annotations = meta.getAnnotations();

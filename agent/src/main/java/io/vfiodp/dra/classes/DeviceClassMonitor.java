@@ -1,20 +1,13 @@
 package io.vfiodp.dra.classes;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.resource.v1.CELDeviceSelector;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassSpec;
-import io.fabric8.kubernetes.api.model.resource.v1.DeviceSelector;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.vfiodp.dra.model.JsonTree;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.triggers.Worker;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -33,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * A class missing or different is logged when it becomes so and when it is fixed, and told to
  * {@code changed} (metrics, Node Events) with the verdicts before and after.
  *
- * <p>A class is read as a generic resource, and only what the check compares is copied into the
- * {@link DeviceClass} it is handed: fabric8's typed reading would have Jackson introspect the
- * class's whole model, which serve would keep for nothing (docs/benchmarks.md).
+ * <p>A class is read as a generic resource, a JSON tree {@link DeviceClassComparison} reads:
+ * fabric8's typed reading would have Jackson introspect the class's whole model, which serve would
+ * keep for nothing (docs/benchmarks.md).
  *
  * <p>Runs on the worker it is given (the driver's API thread), when the routed resources change
  * and every {@code period}; its state is confined to that thread.
@@ -101,33 +94,12 @@ public final class DeviceClassMonitor implements AutoCloseable {
     private ClassVerdict read(ExtendedResourceClass expected) {
         try {
             GenericKubernetesResource found = client.genericKubernetesResources(CLASSES).withName(expected.name()).get();
-            return DeviceClassComparison.verdict(expected, Optional.ofNullable(found).map(DeviceClassMonitor::compared));
+            return DeviceClassComparison.verdict(expected, Optional.ofNullable(found));
         } catch (KubernetesClientException e) {
             return new ClassVerdict.Unreadable(expected.name(), (e.getCode() > 0 ? "HTTP " + e.getCode() + ": " : "") + e.getMessage());
         } catch (RuntimeException e) {
             return new ClassVerdict.Unreadable(expected.name(), e.toString());
         }
-    }
-
-    /** What the check compares of a class read from the API: {@code spec.extendedResourceName} and each selector's CEL expression. */
-    static DeviceClass compared(GenericKubernetesResource read) {
-        DeviceClassSpec spec = new DeviceClassSpec();
-        spec.setExtendedResourceName(JsonTree.text(read.getAdditionalProperties(), "spec", "extendedResourceName"));
-        List<DeviceSelector> selectors = new ArrayList<>();
-        for (Object s : JsonTree.list(read.getAdditionalProperties(), "spec", "selectors")) {
-            DeviceSelector selector = new DeviceSelector();
-            if (JsonTree.at(s, "cel") != null) {
-                CELDeviceSelector cel = new CELDeviceSelector();
-                cel.setExpression(JsonTree.text(s, "cel", "expression"));
-                selector.setCel(cel);
-            }
-            selectors.add(selector);
-        }
-        spec.setSelectors(selectors);
-        DeviceClass out = new DeviceClass();
-        out.setMetadata(read.getMetadata());
-        out.setSpec(spec);
-        return out;
     }
 
     /** Stops the periodic check; the worker is its owner's to close. */

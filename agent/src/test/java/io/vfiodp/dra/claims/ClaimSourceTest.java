@@ -3,17 +3,19 @@ package io.vfiodp.dra.claims;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.dra.DraNodes;
 import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.dra.model.NumaForm;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * The claim {@link ClaimSource} reads as a generic resource and copies what the driver reads of it:
- * the check decides on it exactly as on the claim read through fabric8's typed model.
+ * The claim {@link ClaimSource} reads as a generic resource, a JSON tree: {@link ClaimAllocations}
+ * decides on it as it did on the claim read through fabric8's typed model.
  */
 class ClaimSourceTest {
 
@@ -38,27 +40,33 @@ class ClaimSourceTest {
     }
 
     @Test
-    void theCheckDecidesOnTheCopyAsOnTheTypedClaim() {
+    void theCheckDecidesOnTheJsonTreeAsOnTheTypedClaim() {
         String ours = result("gpu", DRIVER, POOL, "pci-0000-1a-00-0", "");
-        List<String> claims = List.of(
-                claim("", results(ours)),
-                claim(", \"annotations\": {\"resource.kubernetes.io/pod-claim-name\": \"gpu\"}", results(ours)),
-                claim(", \"annotations\": {\"resource.kubernetes.io/extended-resource-claim\": \"true\"}", results(ours)),
-                claim("", results(result("nic", "other.io", POOL, "eth0", ""), ours)),
-                claim("", results(result("gpu", DRIVER, POOL, "pci-0000-1a-00-0", ", \"adminAccess\": true"))),
-                claim("", results(result("gpu", DRIVER, "node-b", "pci-0000-1a-00-0", ""))),
-                claim("", results(result("gpu", DRIVER, "", "pci-0000-1a-00-0", ""))),
-                claim("", results("null", ours)),
-                claim("", results(ours, ours)),
-                claim("", results()),
-                claim("", ", \"status\": {\"allocation\": {}}"),
-                claim("", ", \"status\": {}"),
-                claim("", ""));
-        for (String json : claims) {
-            ClaimAllocations.Outcome typed = ClaimAllocations.check(Serialization.unmarshal(json, ResourceClaim.class), "u-1", DRIVER, POOL, VIEW);
-            ClaimAllocations.Outcome copied = ClaimAllocations.check(ClaimSource.allocated(Serialization.unmarshal(json, GenericKubernetesResource.class)),
-                    "u-1", DRIVER, POOL, VIEW);
-            assertThat(copied).as(json).isEqualTo(typed);
-        }
+        String what = "ResourceClaim vms/vm1-gpu";
+        var device = List.of(new ClaimAllocations.Allocated("gpu", VIEW.device("pci-0000-1a-00-0").orElseThrow()));
+        var accepted = new ClaimAllocations.Accepted(new ClaimAllocations.AllocatedClaim("u-1", "vms", "vm1-gpu", Optional.empty(), device, false));
+        var noDevice = new ClaimAllocations.Refused(what + " allocates no device of driver " + DRIVER);
+        var unallocated = new ClaimAllocations.Refused(what + " is not allocated");
+        Map<String, ClaimAllocations.Outcome> claims = new LinkedHashMap<>();
+        claims.put(claim("", results(ours)), accepted);
+        claims.put(claim(", \"annotations\": {\"resource.kubernetes.io/pod-claim-name\": \"gpu\"}", results(ours)),
+                new ClaimAllocations.Accepted(new ClaimAllocations.AllocatedClaim("u-1", "vms", "vm1-gpu", Optional.of("gpu"), device, false)));
+        claims.put(claim(", \"annotations\": {\"resource.kubernetes.io/extended-resource-claim\": \"true\"}", results(ours)),
+                new ClaimAllocations.Accepted(new ClaimAllocations.AllocatedClaim("u-1", "vms", "vm1-gpu", Optional.empty(), device, true)));
+        claims.put(claim("", results(result("nic", "other.io", POOL, "eth0", ""), ours)), accepted);
+        claims.put(claim("", results(result("gpu", DRIVER, POOL, "pci-0000-1a-00-0", ", \"adminAccess\": true"))), new ClaimAllocations.Refused(
+                what + " allocation result 0: admin access to device pci-0000-1a-00-0 is not supported: VFIO hands a device to one VM only"));
+        claims.put(claim("", results(result("gpu", DRIVER, "node-b", "pci-0000-1a-00-0", ""))), new ClaimAllocations.Refused(
+                what + " allocation result 0: device pci-0000-1a-00-0 is in pool node-b, another node's; this node's pool is node-a"));
+        claims.put(claim("", results(result("gpu", DRIVER, "", "pci-0000-1a-00-0", ""))),
+                new ClaimAllocations.Refused(what + " allocation result 0 is malformed: it lacks its pool"));
+        claims.put(claim("", results("null", ours)), new ClaimAllocations.Refused(what + " is malformed: allocation result 0 is empty"));
+        claims.put(claim("", results(ours, ours)), new ClaimAllocations.Refused(what + " is malformed: device pci-0000-1a-00-0 is allocated twice"));
+        claims.put(claim("", results()), noDevice);
+        claims.put(claim("", ", \"status\": {\"allocation\": {}}"), noDevice);
+        claims.put(claim("", ", \"status\": {}"), unallocated);
+        claims.put(claim("", ""), unallocated);
+        claims.forEach((json, outcome) -> assertThat(ClaimAllocations.check(Serialization.unmarshal(json, GenericKubernetesResource.class),
+                "u-1", DRIVER, POOL, VIEW)).as(json).isEqualTo(outcome));
     }
 }

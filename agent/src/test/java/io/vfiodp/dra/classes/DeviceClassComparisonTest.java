@@ -2,8 +2,10 @@ package io.vfiodp.dra.classes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vfiodp.policy.ResourceName;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -16,7 +18,7 @@ class DeviceClassComparisonTest {
 
     @Test
     void theClassAsPrintedIsReady() {
-        assertThat(DeviceClassComparison.verdict(T4, Optional.of(T4.toDeviceClass()))).isEqualTo(new ClassVerdict.Ready(T4.name()));
+        assertThat(DeviceClassComparison.verdict(T4, Optional.of(asRead(T4.toDeviceClass())))).isEqualTo(new ClassVerdict.Ready(T4.name()));
     }
 
     @Test
@@ -28,7 +30,7 @@ class DeviceClassComparisonTest {
     void aClassForAnotherExtendedResourceDiffersAndSaysHow() {
         DeviceClass other = new DeviceClassBuilder(T4.toDeviceClass()).editSpec().withExtendedResourceName("nvidia.com/gpu").endSpec().build();
 
-        assertThat(DeviceClassComparison.verdict(T4, Optional.of(other))).isEqualTo(new ClassVerdict.Differs(T4.name(),
+        assertThat(DeviceClassComparison.verdict(T4, Optional.of(asRead(other)))).isEqualTo(new ClassVerdict.Differs(T4.name(),
                 "has spec.extendedResourceName nvidia.com/gpu, not nvidia.com/TU104GL_TESLA_T4"));
     }
 
@@ -36,7 +38,7 @@ class DeviceClassComparisonTest {
     void aClassWithoutAnExtendedResourceNameDiffers() {
         DeviceClass plain = new DeviceClassBuilder(T4.toDeviceClass()).editSpec().withExtendedResourceName(null).endSpec().build();
 
-        assertThat(DeviceClassComparison.verdict(T4, Optional.of(plain))).isEqualTo(new ClassVerdict.Differs(T4.name(),
+        assertThat(DeviceClassComparison.verdict(T4, Optional.of(asRead(plain)))).isEqualTo(new ClassVerdict.Differs(T4.name(),
                 "has no spec.extendedResourceName, not nvidia.com/TU104GL_TESLA_T4"));
     }
 
@@ -45,7 +47,12 @@ class DeviceClassComparisonTest {
         DeviceClass other = new DeviceClassBuilder(T4.toDeviceClass()).editSpec().withSelectors().addNewSelector().withNewCel()
                 .withExpression("device.driver == 'gpu.nvidia.com'").endCel().endSelector().endSpec().build();
 
-        assertThat(DeviceClassComparison.verdict(T4, Optional.of(other))).isEqualTo(new ClassVerdict.Differs(T4.name(),
+        assertThat(DeviceClassComparison.verdict(T4, Optional.of(asRead(other)))).isEqualTo(new ClassVerdict.Differs(T4.name(),
                 "selects [device.driver == 'gpu.nvidia.com'], not [" + T4.selector() + "]"));
+    }
+
+    /** {@code c} as the monitor reads it from the API: a generic resource, a JSON tree. */
+    private static GenericKubernetesResource asRead(DeviceClass c) {
+        return Serialization.unmarshal(Serialization.asJson(c), GenericKubernetesResource.class);
     }
 }
