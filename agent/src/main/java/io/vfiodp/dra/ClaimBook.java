@@ -141,7 +141,7 @@ final class ClaimBook implements AutoCloseable {
             for (ClaimRequest r : requests) {
                 PreparedClaim known = claims.get(r.uid());
                 if (known != null) {
-                    Optional<String> problem = write(known);
+                    Optional<String> problem = problem(() -> edges.write(known));
                     answers.put(r.uid(), problem.<PrepareAnswer>map(p -> new PrepareAnswer.Failed("claim " + known.describe()
                             + " is prepared, but writing its files failed: " + p)).orElse(new PrepareAnswer.Prepared(known)));
                     continue;
@@ -155,7 +155,7 @@ final class ClaimBook implements AutoCloseable {
                 // held while its files are written, but told prepared to no one before it is recorded
                 claims.put(claim.uid(), claim);
                 holdAlso(claim);
-                Optional<String> problem = write(claim);
+                Optional<String> problem = problem(() -> edges.write(claim));
                 if (problem.isEmpty()) {
                     added.put(claim.uid(), claim);
                     answers.put(claim.uid(), fresh);
@@ -197,7 +197,7 @@ final class ClaimBook implements AutoCloseable {
                 ClaimRef target = known.map(ClaimBook::ref).orElse(r);
                 // from now on, a PodResources reading may list it only because the kubelet has not had the answer yet
                 lost = lost.map(l -> l.unpreparing(r.uid()));
-                Optional<String> problem = remove(target);
+                Optional<String> problem = problem(() -> edges.remove(target));
                 if (problem.isPresent()) {
                     lost = lost.map(l -> l.unprepareFailed(r.uid()));
                     answers.put(r.uid(), Optional.of(describe(target) + ": removing its files failed: " + problem.get()));
@@ -307,18 +307,19 @@ final class ClaimBook implements AutoCloseable {
             names.add(c.namespace() + "/" + c.name());
             c.devices().forEach(d -> held.add(d.deviceId()));
         }
-        published = new Published(Set.copyOf(claims.keySet()), Set.copyOf(names), lost.<HandoverClaims>map(l -> new HandoverClaims.Unknown(
-                Set.copyOf(held), l.reason())).orElse(new HandoverClaims.Known(Set.copyOf(held))));
+        published = new Published(Set.copyOf(claims.keySet()), Set.copyOf(names), held(held));
     }
 
     /** Publishes {@code claim}'s devices as held, and nothing else of it. */
     private void holdAlso(PreparedClaim claim) {
         Set<String> held = new HashSet<>(published.held().known());
         claim.devices().forEach(d -> held.add(d.deviceId()));
-        published = new Published(published.uids(), published.names(), switch (published.held()) {
-            case HandoverClaims.Known k -> new HandoverClaims.Known(Set.copyOf(held));
-            case HandoverClaims.Unknown u -> new HandoverClaims.Unknown(Set.copyOf(held), u.reason());
-        });
+        published = new Published(published.uids(), published.names(), held(held));
+    }
+
+    /** {@code devices} as held, and, while the checkpoint is lost, any other device as maybe held. */
+    private HandoverClaims held(Set<String> devices) {
+        return lost.<HandoverClaims>map(l -> new HandoverClaims.Unknown(devices, l.reason())).orElse(new HandoverClaims.Known(devices));
     }
 
     /** A file operation or a save. */
@@ -336,18 +337,10 @@ final class ClaimBook implements AutoCloseable {
         }
     }
 
-    private Optional<String> write(PreparedClaim claim) {
-        return problem(() -> edges.write(claim));
-    }
-
-    private Optional<String> remove(ClaimRef claim) {
-        return problem(() -> edges.remove(claim));
-    }
-
     /** Takes back the files of a prepare that failed: only a failure to remove them is of interest. */
     private void undo(PreparedClaim claim) {
         ClaimRef c = ref(claim);
-        remove(c).ifPresent(problem -> edges.log(Level.WARN, describe(c) + ": removing its files failed: " + problem));
+        problem(() -> edges.remove(c)).ifPresent(problem -> edges.log(Level.WARN, describe(c) + ": removing its files failed: " + problem));
     }
 
     private Optional<String> save() {

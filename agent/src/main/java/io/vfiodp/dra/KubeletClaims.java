@@ -1,5 +1,6 @@
 package io.vfiodp.dra;
 
+import io.vfiodp.dra.claims.ClaimAllocations;
 import io.vfiodp.dra.claims.ClaimFiles;
 import io.vfiodp.dra.claims.ClaimRef;
 import io.vfiodp.dra.claims.ClaimRequest;
@@ -17,7 +18,6 @@ import io.vfiodp.proto.dra.v1.NodeUnprepareResourcesRequest;
 import io.vfiodp.proto.dra.v1.NodeUnprepareResourcesResponse;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -30,8 +30,6 @@ import java.util.regex.Pattern;
  */
 final class KubeletClaims implements ClaimHandler {
 
-    private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-    private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final Pattern UID = Pattern.compile("[A-Za-z0-9][-A-Za-z0-9_.]{0,127}");
 
     private final ClaimBook book;
@@ -70,10 +68,11 @@ final class KubeletClaims implements ClaimHandler {
         if (requests.isEmpty()) return out.build();
         // the checkpoint was lost: what the kubelet still has prepared is read first, so that no claim takes a device one of those holds
         if (book.lost()) book.kubeletRead(recovery.read(book.names()));
-        Map<String, PrepareAnswer> answers = book.prepare(requests);
-        answers.forEach((uid, a) -> out.putClaims(uid, switch (a) {
+        book.prepare(requests).forEach((uid, a) -> out.putClaims(uid, switch (a) {
             case PrepareAnswer.Failed f -> failed(f.reason());
             case PrepareAnswer.Prepared p -> {
+                // only queued: the API write never holds up the kubelet's answer
+                status.prepared(p.claim());
                 NodePrepareResourceResponse.Builder b = NodePrepareResourceResponse.newBuilder();
                 for (ClaimFiles.CdiDevices d : files.cdiDevices(p.claim())) {
                     b.addDevices(Device.newBuilder().addRequestNames(d.device().baseRequest()).setPoolName(d.device().pool())
@@ -82,10 +81,6 @@ final class KubeletClaims implements ClaimHandler {
                 yield b.build();
             }
         }));
-        // only queued: the API write never holds up the kubelet's answer
-        answers.values().forEach(a -> {
-            if (a instanceof PrepareAnswer.Prepared p) status.prepared(p.claim());
-        });
         listener.claimsAnswered();
         return out.build();
     }
@@ -103,8 +98,7 @@ final class KubeletClaims implements ClaimHandler {
             }
         }
         if (refs.isEmpty()) return out.build();
-        Map<String, Optional<String>> answers = book.unprepare(refs);
-        answers.forEach((uid, error) -> out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error.orElse("")).build()));
+        book.unprepare(refs).forEach((uid, error) -> out.putClaims(uid, NodeUnprepareResourceResponse.newBuilder().setError(error.orElse("")).build()));
         listener.claimsAnswered();
         return out.build();
     }
@@ -119,8 +113,8 @@ final class KubeletClaims implements ClaimHandler {
     private static Optional<String> malformed(Claim c) {
         String what = "claim " + c.getNamespace() + "/" + c.getName() + " (UID " + c.getUid() + ")";
         if (!UID.matcher(c.getUid()).matches()) return Optional.of(what + ": malformed UID");
-        if (!DNS_LABEL.matcher(c.getNamespace()).matches()) return Optional.of(what + ": malformed namespace");
-        if (c.getName().length() > 253 || !DNS_SUBDOMAIN.matcher(c.getName()).matches()) return Optional.of(what + ": malformed name");
+        if (!ClaimAllocations.DNS_LABEL.matcher(c.getNamespace()).matches()) return Optional.of(what + ": malformed namespace");
+        if (c.getName().length() > 253 || !ClaimAllocations.DNS_SUBDOMAIN.matcher(c.getName()).matches()) return Optional.of(what + ": malformed name");
         return Optional.empty();
     }
 }

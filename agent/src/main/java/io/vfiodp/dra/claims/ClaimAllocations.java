@@ -24,8 +24,10 @@ import java.util.regex.Pattern;
  */
 public final class ClaimAllocations {
 
-    private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-    private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    /** What Kubernetes takes for a namespace (and a request, an annotation's value here). */
+    public static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+    /** What Kubernetes takes for a claim's name. */
+    public static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     /** {@code resourceapi.PodResourceClaimAnnotation}: set on claims made from a pod's template. */
     public static final String POD_CLAIM_NAME = "resource.kubernetes.io/pod-claim-name";
     /**
