@@ -7,7 +7,6 @@ import io.vfiodp.dra.DriverAction.SendHealth;
 import io.vfiodp.dra.DriverAction.StartServer;
 import io.vfiodp.dra.DriverAction.StopServer;
 import io.vfiodp.dra.DriverAction.SyncSlices;
-import io.vfiodp.dra.DriverAction.WakeAt;
 import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.kubelet.StepLoop;
 import io.vfiodp.node.TargetState;
@@ -128,7 +127,6 @@ final class DriverLoop {
         switch (action) {
             case StartServer s -> outcome.accept(edges.start(s));
             case StopServer s -> edges.stop(s.generation());
-            case WakeAt w -> loop.wakeAt(w.nanos());
             case SendHealth h -> edges.sendHealth(h.list());
             case SyncSlices s -> edges.sync(s, loop::offerOutcome);
             case ProbeTaints p -> edges.probe(p, loop::offerOutcome);

@@ -12,6 +12,7 @@ import io.vfiodp.plugin.ReconcileEvent.TargetChanged;
 import io.vfiodp.triggers.Backoff;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The reconcile decision, without threads, sockets or clocks: {@code (state, event, now) →
@@ -45,7 +46,7 @@ final class ReconcileStep implements Step<ReconcileState, ReconcileEvent, Reconc
      */
     @Override
     public Result<ReconcileState, ReconcileAction> next(ReconcileState state, List<ReconcileEvent> events, long now) {
-        if (state.closed()) return new Result<>(state, List.of());
+        if (state.closed()) return new Result<>(state, List.of(), Optional.empty());
         ReconcileDraft p = new ReconcileDraft(state, now, pluginDir, backoff);
         for (ReconcileEvent event : events) {
             switch (event) {
