@@ -68,17 +68,12 @@ public final class ReconcileLoop implements AutoCloseable {
 
     ReconcileLoop(Path pluginDir, EventLoopGroup group, KubeletRegistrar registrar, Backoff backoff, Duration safetySweep,
                   PluginListener listener) {
-        this(pluginDir, group, registrar, backoff, safetySweep, listener, Ticker.SYSTEM);
-    }
-
-    ReconcileLoop(Path pluginDir, EventLoopGroup group, KubeletRegistrar registrar, Backoff backoff, Duration safetySweep,
-                  PluginListener listener, Ticker ticker) {
         this.kubeletSocket = pluginDir.resolve(KUBELET_SOCKET);
         this.group = group;
         this.registrar = registrar;
         this.listener = listener;
-        this.loop = new StepLoop<>(THREAD_NAME, log, ReconcileState.INITIAL, new ReconcileStep(pluginDir, backoff), ticker, this::sweep,
-                this::execute, nanos -> listener.reconciled(nanos / 1e9));
+        this.loop = new StepLoop<>(THREAD_NAME, log, ReconcileState.INITIAL, new ReconcileStep(pluginDir, backoff), Ticker.SYSTEM,
+                this::sweep, this::execute, nanos -> listener.reconciled(nanos / 1e9));
         loop.sweepEvery(safetySweep);
     }
 
