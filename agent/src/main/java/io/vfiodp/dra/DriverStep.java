@@ -30,10 +30,6 @@ final class DriverStep {
         this.settings = settings;
     }
 
-    Result<DriverState, DriverAction> next(DriverState state, DriverEvent event, Now now) {
-        return next(state, List.of(event), now);
-    }
-
     /** Takes in {@code events} that happened together, in order, then converges once. */
     Result<DriverState, DriverAction> next(DriverState state, List<DriverEvent> events, Now now) {
         if (state.closed()) return new Result<>(state, List.of(), Optional.empty());

@@ -35,10 +35,6 @@ final class ReconcileStep implements Step<ReconcileState, ReconcileEvent, Reconc
         this.backoff = backoff;
     }
 
-    Result<ReconcileState, ReconcileAction> next(ReconcileState state, ReconcileEvent event, long now) {
-        return next(state, List.of(event), now);
-    }
-
     /**
      * Takes in {@code events} that happened together, in order, then converges once: a trigger
      * and the sweep of the files that goes with it are one step, so that what is decided (and
