@@ -47,10 +47,9 @@ import org.slf4j.LoggerFactory;
  * KEP-5304 metadata files, and publishes the node's DRA devices as ResourceSlices.
  *
  * <p>One side of the node loop, as the device plugins are: {@link #apply} with each new node state (its
- * {@link TargetState#dra()} part is what DRA offers, health included), {@link #requestSweep} on any
- * hint. Both may come from any thread; {@code apply} swaps the view the claims are decided on
- * under their lock (waiting for a prepare in progress) and enqueues the rest, {@code requestSweep}
- * only enqueues. Threads, all daemon:
+ * {@link TargetState#dra()} part is what DRA offers, health included), from any thread; it swaps
+ * the view the claims are decided on under their lock (waiting for a prepare in progress) and
+ * enqueues the rest; its own directory watches ask for sweeps. Threads, all daemon:
  * {@value DriverLoop#THREAD_NAME}, {@value #GRPC_THREAD}-*, {@value #RPC_THREAD}, {@value #API_THREAD} (the ResourceSlices'
  * writes, the DeviceClasses' reads and the prepared claims' status), and
  * the watches' (serve's shared one, or {@value #DIR_WATCH_THREAD} for a driver started alone).
@@ -216,11 +215,6 @@ public final class DraDriver implements NodeSide, AutoCloseable {
      */
     public HandoverClaims heldDevices() {
         return book.held();
-    }
-
-    /** Sweep the sockets again; cheap and coalesced. */
-    public void requestSweep() {
-        loop.requestSweep();
     }
 
     public CompletableFuture<DraStatus> status() {

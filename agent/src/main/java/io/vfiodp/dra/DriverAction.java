@@ -19,9 +19,6 @@ sealed interface DriverAction {
     /** Stop server {@code generation} (the DRA service's health streams are ended first), removing its socket if it is still ours. */
     record StopServer(DriverSocket socket, long generation) implements DriverAction {}
 
-    /** Sweep at {@code nanos} (on the step's clock); replaces any earlier wake-up. */
-    record WakeAt(long nanos) implements DriverAction {}
-
     /** Send {@code list} on every health stream, and to streams opened later. */
     record SendHealth(NodeWatchResourcesResponse list) implements DriverAction {}
 

@@ -3,12 +3,12 @@ package io.vfiodp.dra;
 import io.vfiodp.dra.DriverAction.Log;
 import io.vfiodp.dra.DriverAction.NotifyHealthChanged;
 import io.vfiodp.dra.DriverAction.SendHealth;
-import io.vfiodp.dra.DriverAction.WakeAt;
 import io.vfiodp.dra.DriverEvent.RegistrationVerdict;
 import io.vfiodp.dra.kubelet.DriverSocket;
 import io.vfiodp.dra.model.DraDevice;
 import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.dra.slices.SliceLayout;
+import io.vfiodp.kubelet.Step;
 import io.vfiodp.node.TargetState;
 import io.vfiodp.policy.Health;
 import java.util.ArrayList;
@@ -27,6 +27,7 @@ final class DriverDraft {
     private final DraSettings settings;
     private final Now now;
     private final List<DriverAction> actions = new ArrayList<>();
+    private Optional<Long> wakeAt = Optional.empty();
     private final SocketRules sockets;
     private final SliceRules slices;
     private TargetState target;
@@ -50,13 +51,9 @@ final class DriverDraft {
         this.slices = new SliceRules(s.slices(), settings.nodeName(), settings.driverName(), settings.backoff(), now.nanos(), actions);
     }
 
-    DriverState state() {
-        return new DriverState(target, applied, view, sockets.result(), registered, slices.result(), health, closed);
-    }
-
-    /** What to do, in order. */
-    List<DriverAction> actions() {
-        return actions;
+    /** The next state, what to do, in order, and when to wake. */
+    Step.Result<DriverState, DriverAction> result() {
+        return new Step.Result<>(new DriverState(target, applied, view, sockets.result(), registered, slices.result(), health, closed), actions, wakeAt);
     }
 
     SocketRules sockets() {
@@ -124,7 +121,6 @@ final class DriverDraft {
             slices.desire(SliceLayout.entries(view, settings.driverName()));
         }
         Optional<Long> retry = slices.converge();
-        Optional<Long> earliest = wake.isEmpty() ? retry : retry.isEmpty() ? wake : Optional.of(retry.get() - wake.get() < 0 ? retry.get() : wake.get());
-        earliest.ifPresent(at -> actions.add(new WakeAt(at)));
+        wakeAt = wake.isEmpty() ? retry : retry.isEmpty() ? wake : Optional.of(retry.get() - wake.get() < 0 ? retry.get() : wake.get());
     }
 }

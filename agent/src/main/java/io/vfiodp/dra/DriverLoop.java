@@ -7,7 +7,6 @@ import io.vfiodp.dra.DriverAction.SendHealth;
 import io.vfiodp.dra.DriverAction.StartServer;
 import io.vfiodp.dra.DriverAction.StopServer;
 import io.vfiodp.dra.DriverAction.SyncSlices;
-import io.vfiodp.dra.DriverAction.WakeAt;
 import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.kubelet.StepLoop;
 import io.vfiodp.node.TargetState;
@@ -78,7 +77,7 @@ final class DriverLoop {
      */
     CompletableFuture<Void> apply(TargetState next, DriverView view) {
         CompletableFuture<Void> takenIn = new CompletableFuture<>();
-        if (!enqueue(() -> {
+        if (!loop.submit(() -> {
             slicesWritten.add(takenIn);
             loop.feed(new DriverEvent.TargetChanged(next, view));
         })) {
@@ -94,20 +93,16 @@ final class DriverLoop {
 
     /** The kubelet's plugin watcher's verdict on our registration. */
     void registered(RegistrationStatus status) {
-        enqueue(() -> loop.feed(new DriverEvent.RegistrationVerdict(status.getPluginRegistered(), status.getError())));
+        loop.submit(() -> loop.feed(new DriverEvent.RegistrationVerdict(status.getPluginRegistered(), status.getError())));
     }
 
     /** The driver's standing, answered after everything enqueued before; {@code preparedClaims} counts the claims then. */
     CompletableFuture<DraStatus> status(IntSupplier preparedClaims) {
         CompletableFuture<DraStatus> f = new CompletableFuture<>();
-        if (!enqueue(() -> f.complete(loop.state().status(settings.driverName(), preparedClaims.getAsInt())))) {
+        if (!loop.submit(() -> f.complete(loop.state().status(settings.driverName(), preparedClaims.getAsInt())))) {
             f.completeExceptionally(new IllegalStateException("the DRA driver is shutting down"));
         }
         return f;
-    }
-
-    private boolean enqueue(Runnable task) {
-        return loop.submit(task);
     }
 
     /** After a feed: the applied states whose slices are written (or failed, or the driver closed) are taken in. */
@@ -128,7 +123,6 @@ final class DriverLoop {
         switch (action) {
             case StartServer s -> outcome.accept(edges.start(s));
             case StopServer s -> edges.stop(s.generation());
-            case WakeAt w -> loop.wakeAt(w.nanos());
             case SendHealth h -> edges.sendHealth(h.list());
             case SyncSlices s -> edges.sync(s, loop::offerOutcome);
             case ProbeTaints p -> edges.probe(p, loop::offerOutcome);

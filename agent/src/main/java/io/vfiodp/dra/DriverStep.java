@@ -12,6 +12,7 @@ import io.vfiodp.dra.DriverEvent.TaintsProbed;
 import io.vfiodp.dra.DriverEvent.TargetChanged;
 import io.vfiodp.kubelet.Step.Result;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The DRA driver's decision, without threads, sockets, files, the API or clocks:
@@ -29,13 +30,9 @@ final class DriverStep {
         this.settings = settings;
     }
 
-    Result<DriverState, DriverAction> next(DriverState state, DriverEvent event, Now now) {
-        return next(state, List.of(event), now);
-    }
-
     /** Takes in {@code events} that happened together, in order, then converges once. */
     Result<DriverState, DriverAction> next(DriverState state, List<DriverEvent> events, Now now) {
-        if (state.closed()) return new Result<>(state, List.of());
+        if (state.closed()) return new Result<>(state, List.of(), Optional.empty());
         DriverDraft p = new DriverDraft(state, settings, now);
         for (DriverEvent event : events) {
             switch (event) {
@@ -50,11 +47,11 @@ final class DriverStep {
                 case TaintsProbed t -> p.slices().probed(t.probe());
                 case Close c -> {
                     p.close();
-                    return new Result<>(p.state(), p.actions());
+                    return p.result();
                 }
             }
         }
         p.converge();
-        return new Result<>(p.state(), p.actions());
+        return p.result();
     }
 }

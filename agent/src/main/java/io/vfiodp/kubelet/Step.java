@@ -1,6 +1,7 @@
 package io.vfiodp.kubelet;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A pure step: {@code (state, events, now) → (state', actions)}, without threads, sockets or
@@ -14,8 +15,8 @@ import java.util.List;
 @FunctionalInterface
 public interface Step<S, E, A> {
 
-    /** A step's outcome: the next state and what to do, in order. */
-    record Result<S, A>(S state, List<A> actions) {
+    /** A step's outcome: the next state, what to do, in order, and when to sweep next on the step's clock (replacing any earlier wake-up). */
+    record Result<S, A>(S state, List<A> actions, Optional<Long> wakeAt) {
         public Result {
             actions = List.copyOf(actions);
         }

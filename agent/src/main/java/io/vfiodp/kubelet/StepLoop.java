@@ -20,7 +20,7 @@ import org.slf4j.Logger;
  * reconcile loop, the DRA driver's loop). Each event comes with a sweep of the side's sockets, so
  * that the step decides on fresh observations and a trigger needs no payload; the actions run in
  * order, and the outcomes they give at once are fed back before anything else runs. Each step
- * cancels the wake-up asked before ({@link #wakeAt}, on the injected {@link Ticker}). Other
+ * replaces the wake-up asked before ({@link Step.Result#wakeAt}, on the injected {@link Ticker}). Other
  * threads only enqueue, and read the state as it was after a step.
  */
 public final class StepLoop<S, E, A> {
@@ -104,11 +104,6 @@ public final class StepLoop<S, E, A> {
         thread.every(period, guarded(() -> feed(event)));
     }
 
-    /** From an action: sweep at {@code nanos} on the ticker, unless a later step comes first. */
-    public void wakeAt(long nanos) {
-        wakeUp = thread.schedule(this::requestSweep, Duration.ofNanos(nanos - ticker.nanos()));
-    }
-
     /** On the loop's thread: steps on {@code event} (none when null) with a sweep made now, then on the outcomes until none is left. */
     public void feed(E event) {
         long start = ticker.nanos();
@@ -123,7 +118,7 @@ public final class StepLoop<S, E, A> {
             Step.Result<S, A> result = step.next(state, events.remove(), ticker.nanos());
             state = result.state();
             if (wakeUp != null) wakeUp.cancel(false);
-            wakeUp = null;
+            wakeUp = result.wakeAt().map(at -> thread.schedule(this::requestSweep, Duration.ofNanos(at - ticker.nanos()))).orElse(null);
             for (A action : result.actions()) {
                 try {
                     actions.execute(action, outcome -> events.add(List.of(outcome)));

@@ -44,11 +44,6 @@ public record VmiDevices(List<DeviceRequest> requests, Optional<Boolean> compani
         Objects.requireNonNull(launcherImage, "launcherImage");
     }
 
-    /** A VMI without DRA {@code gpus[]} entries, name or status. */
-    public VmiDevices(List<DeviceRequest> requests, Optional<Boolean> companions) {
-        this(requests, companions, List.of(), "", Optional.empty());
-    }
-
     /** How messages name the VMI: {@code VMI default/vm1}, or {@code the VMI} without metadata. */
     public String describe() {
         return name.isEmpty() ? "the VMI" : "VMI " + name;

@@ -51,7 +51,7 @@ public final class NodeLoop implements AutoCloseable {
         this.source = source;
         this.sides = List.copyOf(sides);
         this.passes = passes;
-        this.passSoon = new CoalescingTrigger(passes, this::rescanOnce);
+        this.passSoon = new CoalescingTrigger(passes, () -> pass(source::read));
     }
 
     /**
@@ -86,7 +86,7 @@ public final class NodeLoop implements AutoCloseable {
         if (closed.get()) return;
         if (periodic != null) periodic.cancel(false);
         try {
-            periodic = passes.every(period, this::fullRescanOnce);
+            periodic = passes.every(period, () -> pass(source::readFully));
             this.period = period;
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             // closed meanwhile: nothing to rescan for
@@ -100,14 +100,6 @@ public final class NodeLoop implements AutoCloseable {
      */
     public void onPassThread(Runnable task) {
         passes.offer(task);
-    }
-
-    private void rescanOnce() {
-        pass(source::read);
-    }
-
-    private void fullRescanOnce() {
-        pass(source::readFully);
     }
 
     private void pass(java.util.function.Supplier<TargetState> read) {
@@ -140,7 +132,7 @@ public final class NodeLoop implements AutoCloseable {
         }
         if (every != null && every.compareTo(kept) <= 0 || departuresPass != null && !departuresPass.isDone()) return;
         try {
-            departuresPass = passes.schedule(this::rescanOnce, kept);
+            departuresPass = passes.schedule(() -> pass(source::read), kept);
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             // closed meanwhile: nothing to drop
         }

@@ -83,18 +83,14 @@ public final class ScanPolicySource implements NodeStateSource {
      */
     public ScanPolicySource(Supplier<HostSnapshot> scan, ConfigSource configs, PciIdsLoader pciIdsLoader,
             Optional<ProblemSink> problemSink) {
-        this(scan, configs, pciIdsLoader, problemSink, DraRouting.NONE);
-    }
-
-    /** As above, serving the resources {@code routing} names through DRA and the others through device plugins. */
-    public ScanPolicySource(Supplier<HostSnapshot> scan, ConfigSource configs, PciIdsLoader pciIdsLoader,
-            Optional<ProblemSink> problemSink, DraRouting routing) {
-        this(scan, configs, pciIdsLoader, problemSink, routing, evaluation -> { });
+        this(scan, configs, pciIdsLoader, problemSink, DraRouting.NONE, evaluation -> { });
     }
 
     /**
-     * As above, handing every pass's evaluation to {@code evaluated} before the pass's state is
-     * returned (serve's readiness: can the node pass anything through); it runs on the pass's thread.
+     * As above, serving the resources {@code routing} names through DRA and the others through
+     * device plugins, and handing every pass's evaluation to {@code evaluated} before the pass's
+     * state is returned (serve's readiness: can the node pass anything through); it runs on the
+     * pass's thread.
      */
     public ScanPolicySource(Supplier<HostSnapshot> scan, ConfigSource configs, PciIdsLoader pciIdsLoader,
             Optional<ProblemSink> problemSink, DraRouting routing, Consumer<Evaluation> evaluated) {

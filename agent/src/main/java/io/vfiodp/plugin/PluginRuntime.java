@@ -17,14 +17,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The device-plugin side of the node: one epoll event loop shared by every server and
  * registration call, the reconcile loop and the watch of the device-plugin directory. Threads, all
- * daemon: {@code vfio-dp-grpc-*} (one), {@value ReconcileLoop#THREAD_NAME}, and
- * {@value #DIR_WATCH_THREAD} unless the watch runs on serve's shared {@code DirectoryWatches}. The
+ * daemon: {@code vfio-dp-grpc-*} (one) and {@value ReconcileLoop#THREAD_NAME}; the watch runs on
+ * the caller's {@code DirectoryWatcher} (serve's shared {@code DirectoryWatches}). The
  * node loop ({@code node.NodeLoop}) hands it every pass's state. {@link #close()} ends them all and
  * leaves no socket of ours behind.
  */
 public final class PluginRuntime implements NodeSide, AutoCloseable {
-
-    static final String DIR_WATCH_THREAD = "vfio-dp-dir-watch";
 
     private final EpollEventLoopGroup group;
     private final KubeletRegistrar registrar;
@@ -116,11 +114,6 @@ public final class PluginRuntime implements NodeSide, AutoCloseable {
             }
             runtime = new PluginRuntime(group, registrar, loop, watch);
             return runtime;
-        }
-
-        /** As {@link #serve(PluginListener, DirectoryWatcher)}, the dir watched on a thread of its own, {@value #DIR_WATCH_THREAD}. */
-        public PluginRuntime serve(PluginListener listener) throws IOException {
-            return serve(listener, DirectoryWatcher.ownThread(DIR_WATCH_THREAD));
         }
 
         /** The runtime {@link #serve} started. */

@@ -24,9 +24,6 @@ sealed interface ReconcileAction {
     /** Call the kubelet's Register for {@code endpoint}, meant for the kubelet whose socket file is {@code kubelet}. */
     record Register(ResourceName name, String endpoint, long epoch, long generation, FileIdentity kubelet) implements ReconcileAction {}
 
-    /** Sweep at {@code nanos} (on the step's clock); replaces any earlier wake-up. */
-    record WakeAt(long nanos) implements ReconcileAction {}
-
     /** Tell the listener the kubelet accepted a registration. */
     record NotifyRegistered(ResourceName name, boolean again) implements ReconcileAction {}
 

@@ -13,7 +13,6 @@ import io.vfiodp.plugin.ReconcileAction.Publish;
 import io.vfiodp.plugin.ReconcileAction.Register;
 import io.vfiodp.plugin.ReconcileAction.StartServer;
 import io.vfiodp.plugin.ReconcileAction.StopServer;
-import io.vfiodp.plugin.ReconcileAction.WakeAt;
 import io.vfiodp.plugin.ReconcileEvent.RegistrationAccepted;
 import io.vfiodp.plugin.ReconcileEvent.RegistrationFailed;
 import io.vfiodp.plugin.ReconcileEvent.ServerFailed;
@@ -48,6 +47,7 @@ final class ReconcileDraft {
     private long nextGeneration;
     private boolean closed;
     private final List<ReconcileAction> actions = new ArrayList<>();
+    private Long wake; // the earliest due time converge() found, if any
 
     ReconcileDraft(ReconcileState s, long now, Path pluginDir, Backoff backoff) {
         this.pluginDir = pluginDir;
@@ -62,7 +62,7 @@ final class ReconcileDraft {
     }
 
     Step.Result<ReconcileState, ReconcileAction> result() {
-        return new Step.Result<>(new ReconcileState(target, views, resources, kubelet, epoch, nextGeneration, closed), actions);
+        return new Step.Result<>(new ReconcileState(target, views, resources, kubelet, epoch, nextGeneration, closed), actions, Optional.ofNullable(wake));
     }
 
     void target(TargetState next) {
@@ -194,7 +194,6 @@ final class ReconcileDraft {
 
     /** Publishes changed views, starts servers that are due, registers those that are due, and asks to be woken for the next due time. */
     void converge() {
-        Long wake = null;
         for (ResourceState before : List.copyOf(resources.values())) {
             ResourceState r = before;
             ResourceView view = views.get(r.name());
@@ -222,7 +221,6 @@ final class ReconcileDraft {
             }
             resources.put(r.name(), r);
         }
-        if (wake != null) actions.add(new WakeAt(wake));
     }
 
     private void stop(ResourceState r, boolean finalEmpty) {

@@ -12,7 +12,6 @@ import io.vfiodp.plugin.ReconcileAction.Publish;
 import io.vfiodp.plugin.ReconcileAction.Register;
 import io.vfiodp.plugin.ReconcileAction.StartServer;
 import io.vfiodp.plugin.ReconcileAction.StopServer;
-import io.vfiodp.plugin.ReconcileAction.WakeAt;
 import io.vfiodp.plugin.ReconcileEvent.RegistrationAccepted;
 import io.vfiodp.plugin.ReconcileEvent.RegistrationFailed;
 import io.vfiodp.plugin.ReconcileEvent.ServerFailed;
@@ -69,17 +68,12 @@ public final class ReconcileLoop implements AutoCloseable {
 
     ReconcileLoop(Path pluginDir, EventLoopGroup group, KubeletRegistrar registrar, Backoff backoff, Duration safetySweep,
                   PluginListener listener) {
-        this(pluginDir, group, registrar, backoff, safetySweep, listener, Ticker.SYSTEM);
-    }
-
-    ReconcileLoop(Path pluginDir, EventLoopGroup group, KubeletRegistrar registrar, Backoff backoff, Duration safetySweep,
-                  PluginListener listener, Ticker ticker) {
         this.kubeletSocket = pluginDir.resolve(KUBELET_SOCKET);
         this.group = group;
         this.registrar = registrar;
         this.listener = listener;
-        this.loop = new StepLoop<>(THREAD_NAME, log, ReconcileState.INITIAL, new ReconcileStep(pluginDir, backoff), ticker, this::sweep,
-                this::execute, nanos -> listener.reconciled(nanos / 1e9));
+        this.loop = new StepLoop<>(THREAD_NAME, log, ReconcileState.INITIAL, new ReconcileStep(pluginDir, backoff), Ticker.SYSTEM,
+                this::sweep, this::execute, nanos -> listener.reconciled(nanos / 1e9));
         loop.sweepEvery(safetySweep);
     }
 
@@ -151,7 +145,6 @@ public final class ReconcileLoop implements AutoCloseable {
                 if (server.publish(p.view())) log.info("{}: sent ListAndWatch update to {} stream(s)", p.name(), server.openStreams());
             }
             case Register r -> register(r);
-            case WakeAt w -> loop.wakeAt(w.nanos());
             case NotifyRegistered n -> listener.registered(n.name(), n.again());
             case NotifyHealthChanged h -> listener.healthChanged(h.name(), h.deviceId(), h.from(), h.to());
             // As an argument, so that a problem text holding "{}" is printed as it is.

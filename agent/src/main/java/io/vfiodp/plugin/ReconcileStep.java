@@ -12,6 +12,7 @@ import io.vfiodp.plugin.ReconcileEvent.TargetChanged;
 import io.vfiodp.triggers.Backoff;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The reconcile decision, without threads, sockets or clocks: {@code (state, event, now) →
@@ -34,10 +35,6 @@ final class ReconcileStep implements Step<ReconcileState, ReconcileEvent, Reconc
         this.backoff = backoff;
     }
 
-    Result<ReconcileState, ReconcileAction> next(ReconcileState state, ReconcileEvent event, long now) {
-        return next(state, List.of(event), now);
-    }
-
     /**
      * Takes in {@code events} that happened together, in order, then converges once: a trigger
      * and the sweep of the files that goes with it are one step, so that what is decided (and
@@ -45,7 +42,7 @@ final class ReconcileStep implements Step<ReconcileState, ReconcileEvent, Reconc
      */
     @Override
     public Result<ReconcileState, ReconcileAction> next(ReconcileState state, List<ReconcileEvent> events, long now) {
-        if (state.closed()) return new Result<>(state, List.of());
+        if (state.closed()) return new Result<>(state, List.of(), Optional.empty());
         ReconcileDraft p = new ReconcileDraft(state, now, pluginDir, backoff);
         for (ReconcileEvent event : events) {
             switch (event) {

@@ -33,20 +33,14 @@ public final class NodePass implements NodeStateSource {
     private final Optional<HandoverGate> handover;
     private final Consumer<TargetState> wantedSeen;
 
-    /** A pass whose scan reads everything every time, for the device plugins alone. */
-    public NodePass(ConfigSource configs, Optional<VgpuLayoutPhase> layout, ScanPolicySource scanPolicy, ServingMetrics metrics,
-                    LongSupplier nanoTime) {
-        this(configs, layout, scanPolicy, Optional.empty(), metrics, nanoTime, Optional.empty(), wanted -> { });
-    }
-
     /**
-     * @param scans    the scans {@code scanPolicy} reads, when they may be incremental
+     * @param scans    the scans {@code scanPolicy} reads, when they may be incremental; empty: it reads everything every time
      * @param handover cuts every state so that no device is offered both ways; without it, states go as the policy made them
      * @param wantedSeen told every state scan and policy make, before the switch cuts it: every device of the node, one that
      *                 waits for a side to let go of it included (who holds what); must return at once
      */
-    NodePass(ConfigSource configs, Optional<VgpuLayoutPhase> layout, ScanPolicySource scanPolicy, Optional<HostScans> scans,
-             ServingMetrics metrics, LongSupplier nanoTime, Optional<HandoverGate> handover, Consumer<TargetState> wantedSeen) {
+    public NodePass(ConfigSource configs, Optional<VgpuLayoutPhase> layout, ScanPolicySource scanPolicy, Optional<HostScans> scans,
+                    ServingMetrics metrics, LongSupplier nanoTime, Optional<HandoverGate> handover, Consumer<TargetState> wantedSeen) {
         this.configs = configs;
         this.layout = layout;
         this.scanPolicy = scanPolicy;

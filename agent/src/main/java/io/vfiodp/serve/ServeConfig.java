@@ -30,14 +30,6 @@ public record ServeConfig(Path sysfsRoot, Path devRoot, Path procRoot, Optional<
                           boolean followKubeVirt, Optional<String> kubeApi, Optional<String> nodeName, Optional<Duration> rescanInterval,
                           UeventMode uevents, String metricsAddress, String probeAddress, Vgpu vgpu, Dra dra, String version) {
 
-    /** Without {@code --probe-address}: the probes on {@code metricsAddress}. */
-    public ServeConfig(Path sysfsRoot, Path devRoot, Path procRoot, Optional<Path> pciIds, Optional<Path> config, Path devicePluginDir,
-                       boolean followKubeVirt, Optional<String> kubeApi, Optional<String> nodeName, Optional<Duration> rescanInterval,
-                       UeventMode uevents, String metricsAddress, Vgpu vgpu, Dra dra, String version) {
-        this(sysfsRoot, devRoot, procRoot, pciIds, config, devicePluginDir, followKubeVirt, kubeApi, nodeName, rescanInterval, uevents,
-                metricsAddress, "", vgpu, dra, version);
-    }
-
     /** The full rescan period while no uevents arrive: every device change that leaves /dev/vfio alone waits for it. */
     public static final Duration RESCAN_WITHOUT_UEVENTS = Duration.ofSeconds(30);
     /**
@@ -75,12 +67,7 @@ public record ServeConfig(Path sysfsRoot, Path devRoot, Path procRoot, Optional<
 
         /** Nothing through DRA. */
         public static final Dra OFF = new Dra(DraRouting.NONE, DraSettings.DEFAULT_DRIVER, DraSettings.REGISTRY_DIR, Optional.empty(),
-                DraSettings.CDI_DIR);
-
-        /** {@code numaNode} scalar, the default. */
-        public Dra(DraRouting routing, String driverName, Path registryDir, Optional<Path> pluginDir, Path cdiDir) {
-            this(routing, driverName, registryDir, pluginDir, cdiDir, false);
-        }
+                DraSettings.CDI_DIR, false);
 
         public Dra {
             Objects.requireNonNull(routing, "routing");

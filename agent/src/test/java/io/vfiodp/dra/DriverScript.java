@@ -7,7 +7,6 @@ import io.vfiodp.dra.DriverAction.StartServer;
 import io.vfiodp.dra.DriverAction.StopServer;
 import io.vfiodp.dra.DriverAction.ProbeTaints;
 import io.vfiodp.dra.DriverAction.SyncSlices;
-import io.vfiodp.dra.DriverAction.WakeAt;
 import io.vfiodp.dra.kubelet.DriverSocket;
 import io.vfiodp.dra.model.DriverView;
 import io.vfiodp.dra.slices.SliceLayout;
@@ -23,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Drives {@link DriverStep} by hand: events at given milliseconds, actions rendered as short lines
@@ -57,7 +57,9 @@ final class DriverScript {
     List<String> feed(At at) {
         var r = step.next(state, at.events(), new Now(ORIGIN + Duration.ofMillis(at.ms()).toNanos(), WALL.plusMillis(at.ms())));
         state = r.state();
-        return r.actions().stream().map(DriverScript::render).toList();
+        // the wake-up, rendered as the last action, as the step asks for it after all the others
+        return Stream.concat(r.actions().stream().map(DriverScript::render),
+                r.wakeAt().stream().map(wake -> "wake at " + Duration.ofNanos(wake - ORIGIN).toMillis() + " ms")).toList();
     }
 
     List<String> feedAll(List<At> events) {
@@ -144,7 +146,6 @@ final class DriverScript {
         return switch (action) {
             case StartServer s -> "start " + name(s.socket()) + " gen " + s.generation();
             case StopServer s -> "stop " + name(s.socket()) + " gen " + s.generation();
-            case WakeAt w -> "wake at " + Duration.ofNanos(w.nanos() - ORIGIN).toMillis() + " ms";
             case SendHealth h -> "send health " + h.list().getDevicesList().stream().map(DriverScript::health).toList();
             case SyncSlices s -> "sync slices " + s.layout().stream().map(slice -> slice.stream().map(DriverScript::entry).toList()).toList()
                     + " above gen " + s.generation() + s.nodeUid().map(uid -> " owned by " + uid).orElse("");

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -21,7 +22,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The loop around a pure step, with a step that only records: its state is every batch of events
  * it took, in order; an event {@code "do:x,y"} asks for actions {@code x} and {@code y}. An action
- * {@code "echo:e"} gives the outcome {@code e} at once, {@code "wake:n"} asks for a sweep at
+ * {@code "echo:e"} gives the outcome {@code e} at once, {@code "wake:n"} makes the step ask for a sweep at
  * {@code n} nanoseconds on the test's ticker, {@code "fail"} throws.
  */
 class StepLoopTest {
@@ -44,7 +45,8 @@ class StepLoopTest {
         for (String e : events) {
             if (e.startsWith("do:")) actions.addAll(List.of(e.substring(3).split(",")));
         }
-        return new Step.Result<>(List.copyOf(next), actions);
+        Optional<Long> wake = actions.stream().filter(a -> a.startsWith("wake:")).map(a -> Long.parseLong(a.substring(5))).findFirst();
+        return new Step.Result<>(List.copyOf(next), actions, wake);
     };
 
     private StepLoop<List<List<String>>, String, String> start() {
@@ -58,7 +60,6 @@ class StepLoopTest {
     private void execute(String action, Consumer<String> outcome) {
         executed.add(action);
         if (action.startsWith("echo:")) outcome.accept(action.substring(5));
-        if (action.startsWith("wake:")) loop.wakeAt(Long.parseLong(action.substring(5)));
         if (action.equals("fail")) throw new IllegalStateException("the action failed");
     }
 

@@ -51,7 +51,8 @@ class MetricsEndpointsTest {
         PrometheusRegistry registry = new PrometheusRegistry();
         ServingMetrics metrics = new ServingMetrics(registry, "vfio-device-plugin 1.2.3", Clock.fixed(NOW, ZoneOffset.UTC));
         served = ServedHost.start(T4_NUMA, temp, Duration.ofHours(1), metrics,
-                policy -> new NodePass(LocalConfig.of(Optional.empty()), Optional.empty(), policy, metrics, System::nanoTime));
+                policy -> new NodePass(LocalConfig.of(Optional.empty()), Optional.empty(), policy, Optional.empty(), metrics, System::nanoTime,
+                        Optional.empty(), wanted -> { }));
         served.kubelet.awaitRegistrations(List.of(T4), 1, WAIT);
         served.kubelet.watch(T4).awaitUpdates(1, WAIT);
         server = MetricsServer.start(new InetSocketAddress("127.0.0.1", 0), registry, metrics, served.runtime.loop()::status, WAIT);

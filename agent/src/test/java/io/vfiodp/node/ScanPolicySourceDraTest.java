@@ -26,7 +26,7 @@ class ScanPolicySourceDraTest {
     private static ScanPolicySource source(AtomicReference<HostSnapshot> host, String routing) throws Exception {
         PciIds ids = PciIds.bundled();
         return new ScanPolicySource(host::get, LocalConfig.of(Optional.empty()), vendors -> ids, Optional.empty(),
-                DraRouting.parse(routing));
+                DraRouting.parse(routing), evaluation -> { });
     }
 
     @Test

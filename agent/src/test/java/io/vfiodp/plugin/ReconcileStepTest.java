@@ -267,7 +267,7 @@ class ReconcileStepTest {
         Path dir = Path.of("/" + "d".repeat(100));
         ReconcileStep step = new ReconcileStep(dir, StepScript.BACKOFF);
 
-        var r = step.next(ReconcileState.INITIAL, target(ONE), 0);
+        var r = step.next(ReconcileState.INITIAL, List.of(target(ONE)), 0);
 
         assertThat(r.actions()).extracting(StepScript::render).containsExactly("WARN nvidia.com/T4: cannot serve: device-plugin dir " + dir
                 + " is too long: a socket path in it cannot stay within 107 bytes (the directory's path has 101 bytes; at most 81 leave room"

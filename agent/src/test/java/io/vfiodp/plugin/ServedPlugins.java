@@ -2,6 +2,7 @@ package io.vfiodp.plugin;
 
 import io.vfiodp.node.NodeLoop;
 import io.vfiodp.node.NodeStateSource;
+import io.vfiodp.triggers.DirectoryWatcher;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -28,7 +29,8 @@ public final class ServedPlugins implements AutoCloseable {
             throws IOException {
         PluginRuntime.Starting plugins = PluginRuntime.begin(settings);
         try {
-            NodeLoop node = NodeLoop.start(source, () -> List.of(plugins.serve(listener)), rescanEvery);
+            NodeLoop node = NodeLoop.start(source, () -> List.of(plugins.serve(listener,
+                    DirectoryWatcher.ownThread("vfio-dp-dir-watch"))), rescanEvery);
             return new ServedPlugins(node, plugins.runtime());
         } catch (IOException | RuntimeException e) {
             plugins.close();

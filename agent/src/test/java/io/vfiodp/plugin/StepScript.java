@@ -9,7 +9,6 @@ import io.vfiodp.plugin.ReconcileAction.Publish;
 import io.vfiodp.plugin.ReconcileAction.Register;
 import io.vfiodp.plugin.ReconcileAction.StartServer;
 import io.vfiodp.plugin.ReconcileAction.StopServer;
-import io.vfiodp.plugin.ReconcileAction.WakeAt;
 import io.vfiodp.policy.ResourceName;
 import io.vfiodp.triggers.Backoff;
 import java.nio.file.Path;
@@ -21,6 +20,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Drives {@link ReconcileStep} by hand: events at given milliseconds, actions rendered as short
@@ -50,7 +50,9 @@ final class StepScript {
     List<String> feed(At at) {
         var r = step.next(state, at.events(), ORIGIN + Duration.ofMillis(at.ms()).toNanos());
         state = r.state();
-        return r.actions().stream().map(StepScript::render).toList();
+        // the wake-up, rendered as the last action, as the step asks for it after all the others
+        return Stream.concat(r.actions().stream().map(StepScript::render),
+                r.wakeAt().stream().map(wake -> "wake at " + Duration.ofNanos(wake - ORIGIN).toMillis() + " ms")).toList();
     }
 
     List<String> feedAll(List<At> events) {
@@ -112,7 +114,6 @@ final class StepScript {
             case Publish p -> "publish " + p.name().name() + " gen " + p.generation() + " " + devices(p.view());
             case Register r -> "register " + r.name().name() + " epoch " + r.epoch() + " gen " + r.generation() + " with "
                     + (r.kubelet().equals(K1) ? "K1" : r.kubelet().equals(K2) ? "K2" : r.kubelet()) + " as " + r.endpoint();
-            case WakeAt w -> "wake at " + Duration.ofNanos(w.nanos() - ORIGIN).toMillis() + " ms";
             case NotifyRegistered n -> "tell registered " + n.name().name() + (n.again() ? " again" : " first");
             case NotifyHealthChanged h -> "tell health " + h.name().name() + " " + h.deviceId() + " " + h.from().wireValue() + " -> "
                     + h.to().wireValue();

@@ -27,7 +27,7 @@ class ConfigWiringTest {
     @Test
     void withoutAnApiAPassesProblemsAreCountedInTheMetrics() {
         ServeConfig noApi = new ServeConfig(temp.resolve("sys"), temp.resolve("dev"), temp.resolve("proc"), Optional.empty(), Optional.empty(), temp.resolve("plugins"),
-                true, Optional.empty(), Optional.empty(), Optional.empty(), UeventMode.off, "",
+                true, Optional.empty(), Optional.empty(), Optional.empty(), UeventMode.off, "", "",
                 new ServeConfig.Vgpu(false, temp.resolve("state"), temp.resolve("pod-resources.sock")), ServeConfig.Dra.OFF, "test");
         try (Closer closer = new Closer()) {
             ConfigWiring wiring = ConfigWiring.start(noApi, metrics, closer);
@@ -40,7 +40,7 @@ class ConfigWiringTest {
 
     private ServeConfig config(boolean followKubeVirt, Optional<String> kubeApi, Optional<String> nodeName) {
         return new ServeConfig(temp.resolve("sys"), temp.resolve("dev"), temp.resolve("proc"), Optional.empty(), Optional.empty(),
-                temp.resolve("plugins"), followKubeVirt, kubeApi, nodeName, Optional.empty(), UeventMode.off, "",
+                temp.resolve("plugins"), followKubeVirt, kubeApi, nodeName, Optional.empty(), UeventMode.off, "", "",
                 new ServeConfig.Vgpu(false, temp.resolve("state"), temp.resolve("pod-resources.sock")), ServeConfig.Dra.OFF, "test");
     }
 

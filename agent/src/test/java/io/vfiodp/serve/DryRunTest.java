@@ -75,7 +75,7 @@ class DryRunTest {
     void theKubeVirtCrLayoutWinsOverTheConfigFile() throws Exception {
         Path node = Path.of("src/test/resources/sysfs-fixtures", "t4-vgpu");
         ServeConfig config = new ServeConfig(node.resolve("sys"), node.resolve("dev"), Path.of("/proc"), Optional.empty(), Optional.empty(),
-                tmp.resolve("plugins"), false, Optional.empty(), Optional.empty(), Optional.of(Duration.ofSeconds(30)), UeventMode.off, "",
+                tmp.resolve("plugins"), false, Optional.empty(), Optional.empty(), Optional.of(Duration.ofSeconds(30)), UeventMode.off, "", "",
                 new ServeConfig.Vgpu(false, tmp.resolve("state"), Path.of("/nonexistent/kubelet.sock")), ServeConfig.Dra.OFF, "test");
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();

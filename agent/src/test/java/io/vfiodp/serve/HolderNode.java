@@ -51,7 +51,7 @@ final class HolderNode implements AutoCloseable {
         this.api.ifPresent(a -> a.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create());
         ServeConfig config = new ServeConfig(host.sys(), host.dev(), Path.of("/proc"), Optional.empty(), Optional.empty(), plugins,
                 api != Api.NONE, api == Api.NONE ? Optional.empty() : Optional.of("the test's API server"), Optional.of(NODE),
-                Optional.of(Duration.ofHours(1)), UeventMode.off, "127.0.0.1:0",
+                Optional.of(Duration.ofHours(1)), UeventMode.off, "127.0.0.1:0", "",
                 new ServeConfig.Vgpu(false, root.resolve("state"), podResources.socket()), ServeConfig.Dra.OFF, "test");
         this.serve = ServeApp.start(config, UeventSocket::open, () -> MockKubeApi.clientFor(apiPort));
     }

@@ -98,8 +98,8 @@ class ManagedServeTest {
                 new LayoutPlanner(() -> String.format("00000000-0000-4000-8000-%012d", uuid.incrementAndGet())),
                 new LayoutExecutor(node.resolve("sys"), kernel, state, LayoutEvents.NONE), state, LayoutEvents.NONE);
         NodePass source = new NodePass(LocalConfig.of(Optional.of(config)), Optional.of(new VgpuLayoutPhase(manager)),
-                new ScanPolicySource(scanner::scan, Optional.of(config), PciIds.bundled()), new ServingMetrics(new PrometheusRegistry(), "test",
-                Clock.systemUTC()), System::nanoTime);
+                new ScanPolicySource(scanner::scan, Optional.of(config), PciIds.bundled()), Optional.empty(), new ServingMetrics(new PrometheusRegistry(), "test",
+                Clock.systemUTC()), System::nanoTime, Optional.empty(), wanted -> { });
         kubelet = KubeletSimulator.start(Files.createDirectories(tmp.resolve("plugins")));
 
         runtime = ServedPlugins.start(PluginSettings.of(tmp.resolve("plugins")), Duration.ofHours(1), source);

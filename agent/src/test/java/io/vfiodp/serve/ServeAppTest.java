@@ -27,7 +27,7 @@ class ServeAppTest {
     /** serve on {@code host} without an API, a rescan timer that never fires during a test, endpoints on a free port. */
     static ServeConfig config(HostTree host, Path plugins) {
         return new ServeConfig(host.sys(), host.dev(), Path.of("/proc"), Optional.empty(), Optional.empty(), plugins, false, Optional.empty(),
-                Optional.empty(), Optional.of(Duration.ofHours(1)), UeventMode.off, "127.0.0.1:0",
+                Optional.empty(), Optional.of(Duration.ofHours(1)), UeventMode.off, "127.0.0.1:0", "",
                 new ServeConfig.Vgpu(false, host.root().resolve("state"), host.root().resolve("pod-resources.sock")), ServeConfig.Dra.OFF,
                 "vfio-device-plugin test");
     }

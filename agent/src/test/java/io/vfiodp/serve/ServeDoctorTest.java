@@ -32,7 +32,7 @@ class ServeDoctorTest {
     private static ServeConfig config(String node, Path plugins) {
         Path root = SysfsFixtures.committedRoot().resolve(node);
         return new ServeConfig(root.resolve("sys"), root.resolve("dev"), root.resolve("proc"), Optional.empty(), Optional.empty(), plugins,
-                false, Optional.empty(), Optional.empty(), Optional.of(Duration.ofHours(1)), UeventMode.off, "127.0.0.1:0",
+                false, Optional.empty(), Optional.empty(), Optional.of(Duration.ofHours(1)), UeventMode.off, "127.0.0.1:0", "",
                 new ServeConfig.Vgpu(false, plugins.resolve("state"), plugins.resolve("pod-resources.sock")), ServeConfig.Dra.OFF, "test");
     }
 

@@ -72,9 +72,9 @@ final class SwitchNode implements AutoCloseable {
 
     ServeConfig config(DraRouting routing) {
         return new ServeConfig(host.sys(), host.dev(), Path.of("/proc"), Optional.empty(), Optional.empty(), plugins, false,
-                Optional.of("the test's mock API server"), Optional.of(NODE), Optional.of(Duration.ofHours(1)), UeventMode.off, "",
+                Optional.of("the test's mock API server"), Optional.of(NODE), Optional.of(Duration.ofHours(1)), UeventMode.off, "", "",
                 new ServeConfig.Vgpu(false, root.resolve("state"), podResources.socket()),
-                new ServeConfig.Dra(routing, DRIVER, registry, Optional.of(root.resolve("plugins").resolve(DRIVER)), root.resolve("cdi")), "test");
+                new ServeConfig.Dra(routing, DRIVER, registry, Optional.of(root.resolve("plugins").resolve(DRIVER)), root.resolve("cdi"), false), "test");
     }
 
     /** Starts serve with {@code routing}; when a DRA driver runs, the kubelet's plugin watcher registers it. */

@@ -45,7 +45,7 @@ class UeventServeTest {
         kubelet = KubeletSimulator.start(plugins);
         ServeConfig config = ServeAppTest.config(host, plugins);
         serve = ServeApp.start(new ServeConfig(config.sysfsRoot(), config.devRoot(), config.procRoot(), config.pciIds(), config.config(), plugins, false,
-                Optional.empty(), Optional.empty(), Optional.of(Duration.ofHours(1)), UeventMode.on, "", config.vgpu(), ServeConfig.Dra.OFF, config.version()),
+                Optional.empty(), Optional.empty(), Optional.of(Duration.ofHours(1)), UeventMode.on, "", "", config.vgpu(), ServeConfig.Dra.OFF, config.version()),
                 kernel.opener());
         serve.node().keepDepartedFor(Duration.ofMillis(200));
         kubelet.awaitRegistrations(List.of(T4), 1, WAIT);

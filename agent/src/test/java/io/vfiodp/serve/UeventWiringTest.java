@@ -22,7 +22,7 @@ class UeventWiringTest {
 
     private static ServeConfig config(Path sys, Optional<Duration> interval, UeventMode mode) {
         return new ServeConfig(sys, FIXTURE.resolve("dev"), Path.of("/proc"), Optional.empty(), Optional.empty(), Path.of("/nonexistent"), false,
-                Optional.empty(), Optional.empty(), interval, mode, "", new ServeConfig.Vgpu(false, Path.of("/nonexistent"),
+                Optional.empty(), Optional.empty(), interval, mode, "", "", new ServeConfig.Vgpu(false, Path.of("/nonexistent"),
                 Path.of("/nonexistent/pod-resources.sock")), ServeConfig.Dra.OFF, "test");
     }
 

@@ -106,10 +106,10 @@ public final class DraHealthLatencyBench {
         try (MockKubeApi api = MockKubeApi.start(); DraKubeletSimulator kubelet = new DraKubeletSimulator(registry, DraKubeletSimulator.KUBELET_136)) {
             api.client().nodes().resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build()).create();
             ServeConfig config = new ServeConfig(host.sys(), host.dev(), Path.of("/proc"), Optional.empty(), Optional.empty(), plugins, false,
-                    Optional.of("the bench's mock API server"), Optional.of(NODE), Optional.empty(), UeventMode.on, "",
+                    Optional.of("the bench's mock API server"), Optional.of(NODE), Optional.empty(), UeventMode.on, "", "",
                     new ServeConfig.Vgpu(false, temp.resolve("state"), temp.resolve("pod-resources.sock")),
                     new ServeConfig.Dra(DraRouting.ALL, DraSettings.DEFAULT_DRIVER, registry,
-                            Optional.of(temp.resolve("plugins").resolve(DraSettings.DEFAULT_DRIVER)), temp.resolve("cdi")), "bench");
+                            Optional.of(temp.resolve("plugins").resolve(DraSettings.DEFAULT_DRIVER)), temp.resolve("cdi"), false), "bench");
             try (PoolWatch pool = new PoolWatch(api.client(), NODE);
                  ServeApp serve = ServeApp.start(config, kernel.opener(), () -> MockKubeApi.clientFor(api.port()))) {
                 long deadline = System.nanoTime() + WAIT.toNanos();

@@ -83,7 +83,7 @@ public final class UeventLatencyBench {
         List<Long> added = new ArrayList<>();
         ServeConfig base = ServeAppTest.config(host, plugins);
         ServeConfig config = new ServeConfig(base.sysfsRoot(), base.devRoot(), Path.of("/proc"), Optional.empty(), Optional.empty(), plugins, false,
-                Optional.empty(), Optional.empty(), Optional.empty(), UeventMode.on, "", base.vgpu(), ServeConfig.Dra.OFF, base.version());
+                Optional.empty(), Optional.empty(), Optional.empty(), UeventMode.on, "", "", base.vgpu(), ServeConfig.Dra.OFF, base.version());
         try (KubeletSimulator kubelet = KubeletSimulator.start(plugins); ServeApp serve = ServeApp.start(config, kernel.opener())) {
             Watch w = awaitWatchListing(kubelet, id);
             for (int i = 0; i < runs; i++) {

@@ -31,7 +31,7 @@ final class HostdevXmlPrinter implements AllocationPrinter {
                         new VgpuDisplay.Unspecified()))
                 .toList();
         PlanOutcome plan = planner.plan(LauncherEnv.of(allocation.response().getEnvsMap()),
-                Optional.of(new VmiDevices(gpus, Optional.of(true))), true, KubeVirtRelease.newest());
+                Optional.of(new VmiDevices(gpus, Optional.of(true), List.of(), "", Optional.empty())), true, KubeVirtRelease.newest());
         XmlOutcome written = switch (plan) {
             case PlanOutcome.Failed f -> new XmlOutcome.Refused(f.problems());
             case PlanOutcome.Planned p -> xml.elements(p.hostdevs());

@@ -56,15 +56,6 @@ public final class KubeVirtConfigWatcher implements AutoCloseable {
     private boolean warnedNodeMissing;
     private boolean warnedNoNodeName;
 
-    KubeVirtConfigWatcher(KubernetesClient client, Optional<String> nodeName, Consumer<KubeVirtConfig> listener, Backoff backoff) {
-        this(client, nodeName, listener, () -> { }, readable -> { }, backoff);
-    }
-
-    KubeVirtConfigWatcher(KubernetesClient client, Optional<String> nodeName, Consumer<KubeVirtConfig> listener,
-            Consumer<Boolean> crReadable, Backoff backoff) {
-        this(client, nodeName, listener, () -> { }, crReadable, backoff);
-    }
-
     /**
      * @param labelsChanged runs (on this watcher's thread) when this node's labels change, after any new configuration
      * @param crReadable    told, on this watcher's thread, after each attempt to list or watch the CRs

@@ -67,7 +67,7 @@ class KubeVirtConfigWatcherTest {
 
     private void startWatcher(Optional<String> node) {
         watcherClient = MockKubeApi.clientFor(api.port());
-        watcher = new KubeVirtConfigWatcher(watcherClient, node, recorder, FAST);
+        watcher = new KubeVirtConfigWatcher(watcherClient, node, recorder, () -> { }, readable -> { }, FAST);
         watcher.start();
     }
 
@@ -249,7 +249,7 @@ class KubeVirtConfigWatcherTest {
         int port = MockKubeApi.freePort();
         watcherClient = MockKubeApi.clientFor(port);
         LinkedBlockingQueue<Boolean> readable = new LinkedBlockingQueue<>();
-        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, readable::add, FAST);
+        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, () -> { }, readable::add, FAST);
         watcher.start();
 
         // two attempts to list have failed, and neither emitted anything
@@ -270,7 +270,7 @@ class KubeVirtConfigWatcherTest {
         create(KubeVirtCrs.cr("kubevirt", "kubevirt", T4));
         try (TcpProxy link = new TcpProxy(api.port())) {
             watcherClient = MockKubeApi.clientFor(link.port());
-            watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, FAST);
+            watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, () -> { }, readable -> { }, FAST);
             watcher.start();
             recorder.next();
 
@@ -324,7 +324,7 @@ class KubeVirtConfigWatcherTest {
                 .once();
         LinkedBlockingQueue<Boolean> readable = new LinkedBlockingQueue<>();
         watcherClient = MockKubeApi.clientFor(api.port());
-        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, readable::add, FAST);
+        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, () -> { }, readable::add, FAST);
         watcher.start();
 
         recorder.nextFromCr();
@@ -341,7 +341,7 @@ class KubeVirtConfigWatcherTest {
                 .always();
         LinkedBlockingQueue<Boolean> readable = new LinkedBlockingQueue<>();
         watcherClient = MockKubeApi.clientFor(api.port());
-        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, readable::add, FAST);
+        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, () -> { }, readable::add, FAST);
         watcher.start();
 
         assertThat(recorder.next()).isEqualTo(new KubeVirtConfig.NoCr());
@@ -362,7 +362,7 @@ class KubeVirtConfigWatcherTest {
     @Test
     void firstFailedAttemptSettlesTheStartWithoutAConfiguration() throws Exception {
         watcherClient = MockKubeApi.clientFor(MockKubeApi.freePort());
-        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, FAST);
+        watcher = new KubeVirtConfigWatcher(watcherClient, Optional.empty(), recorder, () -> { }, readable -> { }, FAST);
         watcher.start();
 
         watcher.firstSettled().get(10, TimeUnit.SECONDS);
