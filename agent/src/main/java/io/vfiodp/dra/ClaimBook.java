@@ -194,13 +194,13 @@ final class ClaimBook implements AutoCloseable {
             for (ClaimRef r : refs) {
                 Optional<PreparedClaim> known = Optional.ofNullable(claims.get(r.uid()));
                 // the book's names, when it knows the claim: those its files were written under
-                ClaimRef target = known.map(ClaimBook::ref).orElse(r);
+                ClaimRef target = known.map(PreparedClaim::ref).orElse(r);
                 // from now on, a PodResources reading may list it only because the kubelet has not had the answer yet
                 lost = lost.map(l -> l.unpreparing(r.uid()));
                 Optional<String> problem = problem(() -> edges.remove(target));
                 if (problem.isPresent()) {
                     lost = lost.map(l -> l.unprepareFailed(r.uid()));
-                    answers.put(r.uid(), Optional.of(describe(target) + ": removing its files failed: " + problem.get()));
+                    answers.put(r.uid(), Optional.of("claim " + target.describe() + ": removing its files failed: " + problem.get()));
                 } else {
                     known.ifPresent(k -> {
                         claims.remove(k.uid());
@@ -339,8 +339,7 @@ final class ClaimBook implements AutoCloseable {
 
     /** Takes back the files of a prepare that failed: only a failure to remove them is of interest. */
     private void undo(PreparedClaim claim) {
-        ClaimRef c = ref(claim);
-        problem(() -> edges.remove(c)).ifPresent(problem -> edges.log(Level.WARN, describe(c) + ": removing its files failed: " + problem));
+        problem(() -> edges.remove(claim.ref())).ifPresent(problem -> edges.log(Level.WARN, "claim " + claim.describe() + ": removing its files failed: " + problem));
     }
 
     private Optional<String> save() {
@@ -365,13 +364,5 @@ final class ClaimBook implements AutoCloseable {
 
     private static String devices(PreparedClaim c) {
         return String.join(", ", c.devices().stream().map(d -> d.device() + " (" + d.deviceId() + ")").toList());
-    }
-
-    private static String describe(ClaimRef c) {
-        return "claim " + c.namespace() + "/" + c.name() + " (UID " + c.uid() + ")";
-    }
-
-    private static ClaimRef ref(PreparedClaim c) {
-        return new ClaimRef(c.namespace(), c.uid(), c.name());
     }
 }

@@ -111,7 +111,7 @@ final class KubeletClaims implements ClaimHandler {
 
     /** A claim reference no API object can have: answered at once, and its names never reach a file path. */
     private static Optional<String> malformed(Claim c) {
-        String what = "claim " + c.getNamespace() + "/" + c.getName() + " (UID " + c.getUid() + ")";
+        String what = "claim " + new ClaimRef(c.getNamespace(), c.getUid(), c.getName()).describe();
         if (!UID.matcher(c.getUid()).matches()) return Optional.of(what + ": malformed UID");
         if (!ClaimAllocations.DNS_LABEL.matcher(c.getNamespace()).matches()) return Optional.of(what + ": malformed namespace");
         if (c.getName().length() > 253 || !ClaimAllocations.DNS_SUBDOMAIN.matcher(c.getName()).matches()) return Optional.of(what + ": malformed name");

@@ -10,4 +10,8 @@ public record ClaimRef(String namespace, String uid, String name) {
         Objects.requireNonNull(uid, "uid");
         Objects.requireNonNull(name, "name");
     }
+
+    public String describe() {
+        return namespace + "/" + name + " (UID " + uid + ")";
+    }
 }

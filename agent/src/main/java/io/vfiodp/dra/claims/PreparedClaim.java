@@ -36,7 +36,12 @@ public record PreparedClaim(String uid, String namespace, String name, Optional<
         return !extended.isEmpty();
     }
 
+    /** The claim as the kubelet names it: the names its files were written under. */
+    public ClaimRef ref() {
+        return new ClaimRef(namespace, uid, name);
+    }
+
     public String describe() {
-        return namespace + "/" + name + " (UID " + uid + ")";
+        return ref().describe();
     }
 }
